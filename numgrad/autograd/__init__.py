@@ -1,0 +1,9 @@
+"""Reverse-mode automatic differentiation: the tape, grad modes, and the public entry points."""
+from __future__ import annotations
+
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
+from .engine import backward, grad
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_grad_enabled", "is_inference_mode_enabled"]

@@ -1,0 +1,1 @@
+"""CPU backend: Numba @njit kernels generated from the op declarations."""

@@ -1,0 +1,71 @@
+"""The CPU backend's entry points: turn tensors into (buffer, offset, strides) and run kernels."""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import shapes
+from . import elementwise as _ew
+
+_F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
+
+
+def _operand(x, shape, compute_np):
+    """(buffer, offset, strides) of a tensor broadcast to ``shape``, or of a Python scalar."""
+    if hasattr(x, "_storage"):
+        buf = x._storage.data
+        offset = x._offset
+        strides = shapes.broadcast_strides(x._shape, x._strides, shape)
+        if buf.dtype == _F16:
+            # Numba has no CPU float16 arithmetic: float16 is a storage format, widened to compute.
+            view = x._np_view()
+            buf = np.ascontiguousarray(view, dtype=_F32).reshape(-1)
+            offset = 0
+            strides = shapes.broadcast_strides(x._shape, shapes.contiguous_strides(x._shape), shape)
+        return buf, offset, strides
+    return np.array([x], dtype=compute_np), 0, (0,) * len(shape)
+
+
+def elementwise(op, compute, result, inputs, shape):
+    compute_np = compute.numpy
+    if compute_np == _F16:
+        compute_np = _F32
+    operands = [_operand(x, shape, compute_np) for x in inputs]
+    out_buf = result._storage.data
+    if out_buf.dtype == _F16:
+        tmp = np.empty(shapes.prod(shape), dtype=_F32)
+        _ew.run(op, compute_np, tmp, 0, shapes.contiguous_strides(shape), shape, operands)
+        result._np_view()[...] = tmp.reshape(shape)
+        return
+    _ew.run(op, compute_np, out_buf, result._offset, result._strides, shape, operands)
+
+
+def reduce(op, x, dims, compute, init, out_shape, result_dtype):
+    from ...tensor import Tensor
+    from . import reduce as _red
+    buf, offset, strides = x._storage.data, x._offset, x._strides
+    if buf.dtype == _F16:
+        buf = np.ascontiguousarray(x._np_view(), dtype=_F32).reshape(-1)
+        offset, strides = 0, shapes.contiguous_strides(x._shape)
+    flat = _red.run(op, compute.numpy, buf, offset, x._shape, strides, dims, init)
+    if flat.dtype != result_dtype.numpy:
+        flat = flat.astype(result_dtype.numpy)
+    return Tensor._from_numpy_array(flat.reshape(out_shape))
+
+
+def fill_affine(t, start, step):
+    from . import fill
+    data = t._storage.data
+    tmp = np.empty(t.numel(), dtype=np.float64 if t.dtype.is_floating_point or isinstance(step, float)
+                   or isinstance(start, float) else np.int64)
+    fill.affine(tmp, tmp.dtype.type(start), tmp.dtype.type(step))
+    t._np_view()[...] = tmp.astype(data.dtype) if data.dtype != _F16 else tmp
+
+
+def fill_linspace(t, start, end, step):
+    from . import fill
+    tmp = np.empty(t.numel(), dtype=np.float64)
+    fill.linspace(tmp, float(start), float(end), float(step))
+    if not t.dtype.is_floating_point:
+        tmp = np.trunc(tmp)
+    t._np_view()[...] = tmp

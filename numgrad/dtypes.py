@@ -1,0 +1,148 @@
+"""dtype objects and PyTorch's type promotion rules."""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
+    "get_default_dtype", "set_default_dtype", "result_type", "promote_types",
+]
+
+_builtin_bool = bool
+_py_int = int
+_py_float = float
+
+
+class dtype:
+    """A tensor element type: a name, its NumPy equivalent and its category."""
+
+    __slots__ = ("name", "numpy", "itemsize", "is_floating_point", "is_signed", "_category")
+
+    def __init__(self, name: str, np_dtype, category: int):
+        self.name = name
+        self.numpy = np.dtype(np_dtype)
+        self.itemsize = self.numpy.itemsize
+        self.is_floating_point = category == 2
+        self.is_signed = name != "uint8" and name != "bool"
+        self._category = category  # 0 bool, 1 integer, 2 floating
+
+    @property
+    def is_complex(self) -> _builtin_bool:
+        return False
+
+    def to_real(self) -> "dtype":
+        return self
+
+    def __repr__(self) -> str:
+        return f"numgrad.{self.name}"
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+bool = dtype("bool", np.bool_, 0)
+uint8 = dtype("uint8", np.uint8, 1)
+int8 = dtype("int8", np.int8, 1)
+int16 = dtype("int16", np.int16, 1)
+int32 = dtype("int32", np.int32, 1)
+int64 = dtype("int64", np.int64, 1)
+float16 = dtype("float16", np.float16, 2)
+float32 = dtype("float32", np.float32, 2)
+float64 = dtype("float64", np.float64, 2)
+
+# PyTorch's aliases
+long, int, short, half, float, double = int64, int32, int16, float16, float32, float64
+
+ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+INTEGRAL = (uint8, int8, int16, int32, int64)
+FLOATING = (float16, float32, float64)
+_BY_NUMPY = {d.numpy: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL}
+
+_default_dtype = float32
+
+
+def _by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+def from_numpy(np_dtype) -> dtype:
+    """The numgrad dtype of a NumPy dtype; TypeError for types numgrad does not support."""
+    try:
+        return _BY_NUMPY[np.dtype(np_dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.") from None
+
+
+def as_dtype(value) -> dtype:
+    """Accept a numgrad dtype, a NumPy dtype or type, or the Python types bool/int/float."""
+    if isinstance(value, dtype):
+        return value
+    if value is _builtin_bool:
+        return bool
+    if value is _py_int:
+        return int64
+    if value is _py_float:
+        return _default_dtype
+    return from_numpy(value)
+
+
+def get_default_dtype() -> dtype:
+    """Returns the current default floating point dtype (initially ``numgrad.float32``)."""
+    return _default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Sets the default floating point dtype. Only float32 and float64 are accepted."""
+    global _default_dtype
+    d = as_dtype(d)
+    if d not in (float32, float64):
+        raise TypeError("only floating-point types float32 and float64 are supported as the default type")
+    _default_dtype = d
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` convert to without leaving their category."""
+    if a is b:
+        return a
+    if a._category != b._category:
+        return a if a._category > b._category else b
+    return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
+
+
+def scalar_category(value) -> int:
+    if isinstance(value, _builtin_bool) or isinstance(value, np.bool_):
+        return 0
+    if isinstance(value, (_py_int, np.integer)):
+        return 1
+    return 2
+
+
+_SCALAR_DTYPE = {0: bool, 1: int64}
+
+
+def result_type(*operands) -> dtype:
+    """The dtype of an op's result as PyTorch computes it.
+
+    Dimensioned tensors take part fully; 0-d tensors and then Python scalars only raise the
+    result to a higher category (bool < integer < floating), never widen it within one.
+    """
+    dim_t = zero_t = scalar_cat = None
+    for x in operands:
+        d = getattr(x, "dtype", None)
+        if isinstance(d, dtype):
+            if x.ndim > 0:
+                dim_t = d if dim_t is None else promote_types(dim_t, d)
+            else:
+                zero_t = d if zero_t is None else promote_types(zero_t, d)
+        else:
+            c = scalar_category(x)
+            scalar_cat = c if scalar_cat is None else max(scalar_cat, c)
+    result = dim_t
+    if zero_t is not None and (result is None or zero_t._category > result._category):
+        result = zero_t
+    if scalar_cat is not None and (result is None or scalar_cat > result._category):
+        result = _default_dtype if scalar_cat == 2 else _SCALAR_DTYPE[scalar_cat]
+    return result

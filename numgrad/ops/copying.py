@@ -1,0 +1,287 @@
+"""Copies and conversions: clone, contiguous, to (dtype/device), copy_, detach, fill_, zero_."""
+from __future__ import annotations
+
+from .. import dtypes, shapes
+from ..autograd import tape
+from ..devices import as_device
+from .registry import OPS, backend, primitive
+
+__all__ = ["clone", "contiguous", "to", "copy_", "detach", "detach_", "fill_", "zero_", "requires_grad_",
+           "type", "double", "float", "half", "long", "int", "short", "char", "byte", "bool", "cpu",
+           "resize_", "type_as", "new_tensor", "new_empty", "new_zeros", "new_ones", "new_full"]
+
+_builtin_float, _builtin_int, _builtin_bool = float, int, bool
+
+_clone_op = primitive("clone", 1, vjp=(lambda g, ans, x: g,), jvp=(lambda t, ans, x: t,))
+_to_device_op = primitive("to_device", 1, backward_name="ToCopyBackward0",
+                          vjp=(lambda g, ans, x, device: g.to(x.device),),
+                          jvp=(lambda t, ans, x, device: t.to(device),))
+
+
+def clone(input, *, memory_format=None):
+    """A copy of ``input`` with its own memory; differentiable."""
+    from ..tensor import Tensor
+    out = Tensor._empty_like_inputs(input._shape, input.dtype, input.device, [input])
+    backend(input.device).elementwise(OPS["copy"], input.dtype, out, (input,), input._shape)
+    if tape.should_record((input,)):
+        tape.record(_clone_op, (input,), out)
+    if tape.has_tangents((input,)):
+        tape.forward_jvp(_clone_op, (input,), out)
+    return out
+
+
+def contiguous(input, memory_format=None):
+    """``input`` itself when C-contiguous, else a contiguous copy."""
+    if input.is_contiguous():
+        return input
+    from ..tensor import Tensor
+    out = Tensor._empty(input._shape, input.dtype, input.device)
+    backend(input.device).elementwise(OPS["copy"], input.dtype, out, (input,), input._shape)
+    if tape.should_record((input,)):
+        tape.record(_clone_op, (input,), out)
+    if tape.has_tangents((input,)):
+        tape.forward_jvp(_clone_op, (input,), out)
+    return out
+
+
+def _parse_to(args, kwargs):
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            dtype = a
+        elif hasattr(a, "_storage"):
+            dtype, device = a.dtype, a.device
+        elif a is not None and not isinstance(a, _builtin_bool):
+            device = a
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {list(kwargs)}")
+    return (as_device(device) if device is not None else None), dtype, copy
+
+
+def to(input, *args, **kwargs):
+    """to(dtype) / to(device) / to(device, dtype) / to(other): converts, copying only if needed."""
+    device, dtype, copy = _parse_to(args, dict(kwargs))
+    out = input
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+        if dtype is not input.dtype:
+            out = _convert(input, dtype)
+    if device is not None and device != out.device:
+        from ..tensor import Tensor
+        moved = Tensor._make(_move_storage(out.contiguous(), device), out._shape,
+                             shapes.contiguous_strides(out._shape), 0, out.dtype)
+        if tape.should_record((out,)):
+            tape.record(_to_device_op, (out,), moved, {"device": device})
+        out = moved
+    if copy and out is input:
+        out = clone(input)
+    return out
+
+
+def _move_storage(t, device):
+    from ..storage import Storage
+    if device.type == "cpu":
+        from ..backends import cuda
+        return Storage(cuda.to_host(t._storage.data, t._offset, t.numel()), device)
+    from ..backends import cuda
+    src = t._storage.data if t.device.type == "cuda" else t._np_view().reshape(-1)
+    return Storage(cuda.to_device(src, device), device)
+
+
+def _convert(input, dtype):
+    from ..tensor import Tensor
+    out = Tensor._empty_like_inputs(input._shape, dtype, input.device, [input])
+    backend(input.device).elementwise(OPS["copy"], input.dtype, out, (input,), input._shape)
+    if dtype.is_floating_point and input.dtype.is_floating_point and tape.should_record((input,)):
+        tape.record(OPS["copy"], (input,), out)
+    if dtype.is_floating_point and tape.has_tangents((input,)):
+        tape.forward_jvp(OPS["copy"], (input,), out)
+    return out
+
+
+def type(input, dtype=None, non_blocking=False):
+    """With no argument, the type name ('torch.FloatTensor'); otherwise ``to(dtype)``."""
+    from .registry import torch_type_name
+    if dtype is None:
+        prefix = "torch.cuda." if input.device.type == "cuda" else "torch."
+        return f"{prefix}{torch_type_name(input.dtype)}Tensor"
+    if isinstance(dtype, str):
+        name = dtype.rsplit(".", 1)[-1].replace("Tensor", "")
+        table = {"Float": dtypes.float32, "Double": dtypes.float64, "Half": dtypes.float16,
+                 "Long": dtypes.int64, "Int": dtypes.int32, "Short": dtypes.int16, "Char": dtypes.int8,
+                 "Byte": dtypes.uint8, "Bool": dtypes.bool}
+        if name not in table:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = table[name]
+    return to(input, dtype)
+
+
+def type_as(input, other):
+    return to(input, other.dtype)
+
+
+def _converter(d, name):
+    def fn(input, memory_format=None):
+        return to(input, d)
+    fn.__name__ = name
+    fn.__doc__ = f"``self.to(numgrad.{d.name})``"
+    return fn
+
+
+double = _converter(dtypes.float64, "double")
+float = _converter(dtypes.float32, "float")
+half = _converter(dtypes.float16, "half")
+long = _converter(dtypes.int64, "long")
+int = _converter(dtypes.int32, "int")
+short = _converter(dtypes.int16, "short")
+char = _converter(dtypes.int8, "char")
+byte = _converter(dtypes.uint8, "byte")
+bool = _converter(dtypes.bool, "bool")
+
+
+def cpu(input, memory_format=None):
+    """A copy in CPU memory (``input`` itself when already there)."""
+    return to(input, "cpu")
+
+
+def copy_(input, src, non_blocking=False):
+    """Copies ``src`` (broadcast, converted to ``input``'s dtype and device) into ``input``."""
+    from .methods import inplace_apply
+    if hasattr(src, "_storage"):
+        shapes.broadcast_shapes(input._shape, src._shape)
+        if shapes.broadcast_shapes(input._shape, src._shape) != input._shape:
+            raise RuntimeError(
+                f"output with shape [{', '.join(map(str, input._shape))}] doesn't match the broadcast shape "
+                f"[{', '.join(map(str, shapes.broadcast_shapes(input._shape, src._shape)))}]")
+    if (tape.should_record((src,)) or input.requires_grad) and tape.grad_mode.is_grad_enabled() \
+            or tape.has_tangents((input, src)):
+        if input.requires_grad and input.grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        value = src if hasattr(src, "_storage") else None
+        if value is None:
+            input._write(src)
+            tape.rebase(input, _detached_zero_history(input))
+            return input
+        result = _copy_result(input, value)
+        input._write(result)
+        tape.rebase(input, result)
+        return input
+    input._write(src)
+    return input
+
+
+def _detached_zero_history(input):
+    return input.detach()
+
+
+_copy_op = primitive("copy_", 2, backward_name="CopyBackwards",
+                     vjp=(lambda g, ans, x, src: None, lambda g, ans, x, src: g.to(src.dtype)),
+                     jvp=(None, lambda t, ans, x, src: t.to(x.dtype).expand(x.shape)))
+
+
+def _copy_result(input, src):
+    """The out-of-place value ``input`` takes in ``copy_``: src broadcast and converted."""
+    from ..tensor import Tensor
+    out = Tensor._empty(input._shape, input.dtype, input.device)
+    out._write(src)
+    if tape.should_record((src,)):
+        tape.record(_copy_op, (input, src), out)
+    if tape.has_tangents((src,)):
+        tape.forward_jvp(_copy_op, (input, src), out)
+    return out
+
+
+def detach(input):
+    """A tensor sharing memory with ``input`` but outside the autograd graph."""
+    return input._view(input._shape, input._strides)
+
+
+def detach_(input):
+    """Detaches ``input`` from the graph in place."""
+    input.grad_fn = None
+    input.requires_grad = False
+    return input
+
+
+def requires_grad_(input, requires_grad=True):
+    """Sets ``requires_grad`` in place; only floating tensors may require grad."""
+    if requires_grad and not input.dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if not requires_grad and input.grad_fn is not None:
+        raise RuntimeError(
+            "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+    input.requires_grad = _builtin_bool(requires_grad)
+    return input
+
+
+def fill_(input, value):
+    """Fills ``input`` with ``value`` in place."""
+    if hasattr(value, "_storage"):
+        if value.ndim != 0:
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
+        return copy_(input, value)
+    if input.requires_grad and input.grad_fn is None and tape.grad_mode.is_grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    input._fill_raw(value)
+    input._bump_version()
+    if input.grad_fn is not None:
+        input.grad_fn = None
+        input.requires_grad = False
+    return input
+
+
+def zero_(input):
+    """Fills ``input`` with zeros in place."""
+    return fill_(input, 0)
+
+
+def resize_(input, *sizes):
+    """Resizes in place; keeps the storage when it is large enough, else allocates a new one."""
+    from ..storage import Storage
+    shape = shapes.parse_size(sizes)
+    n = shapes.prod(shape)
+    if input.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if input._offset + n > input._storage.data.shape[0]:
+        old = input._storage
+        new = Storage.empty(input._offset + n, input.dtype, input.device)
+        if input.device.type == "cpu":
+            keep = min(old.data.shape[0], new.data.shape[0])
+            new.data[:keep] = old.data[:keep]
+        new.version = old.version
+        input._storage = new
+    input._shape = tuple(shape)
+    input._strides = shapes.contiguous_strides(shape)
+    return input
+
+
+def new_tensor(input, data, *, dtype=None, device=None, requires_grad=False):
+    from ..creation import tensor
+    return tensor(data, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+def new_empty(input, *size, dtype=None, device=None, requires_grad=False):
+    from ..creation import empty
+    return empty(*size, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+def new_zeros(input, *size, dtype=None, device=None, requires_grad=False):
+    from ..creation import zeros
+    return zeros(*size, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+def new_ones(input, *size, dtype=None, device=None, requires_grad=False):
+    from ..creation import ones
+    return ones(*size, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
+
+
+def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    from ..creation import full
+    return full(size, fill_value, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)

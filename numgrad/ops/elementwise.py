@@ -1,0 +1,298 @@
+"""Elementwise ops: each declared once with its scalar math and its derivatives.
+
+Scalar bodies are compiled by Numba for every backend, so they use only ``math`` and
+arithmetic that Numba supports for both integer and floating compute dtypes. Derivative rules
+are written in numgrad ops, so they are themselves differentiable.
+"""
+from __future__ import annotations
+
+import math
+
+from .registry import elementwise
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+def _zero(g, ans, *xs, **kw):
+    return g * 0
+
+
+# ---------------------------------------------------------------------------------- arithmetic
+elementwise("add", lambda x, y: x + y, nin=2,
+            vjp=(lambda g, ans, x, y: g, lambda g, ans, x, y: g),
+            jvp=(lambda t, ans, x, y: t, lambda t, ans, x, y: t))
+elementwise("sub", lambda x, y: x - y, nin=2, bool_ok=False,
+            vjp=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
+            jvp=(lambda t, ans, x, y: t, lambda t, ans, x, y: -t))
+elementwise("mul", lambda x, y: x * y, nin=2, d=(lambda ans, x, y: y, lambda ans, x, y: x))
+elementwise("div", lambda x, y: x / y, nin=2, result="float",
+            vjp=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
+            jvp=(lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)))
+
+
+def _floor_divide(x, y):
+    return x // y
+
+
+def _remainder(x, y):
+    return x % y
+
+
+def _fmod(x, y):
+    r = x % y
+    if r != 0 and (r < 0) != (x < 0):
+        r -= y
+    return r
+
+
+def _trunc_divide(x, y):
+    q = x // y
+    if q < 0 and q * y != x:
+        q += 1
+    return q
+
+
+elementwise("floor_divide", _floor_divide, nin=2, differentiable=False, bool_ok=False)
+elementwise("trunc_divide", _trunc_divide, nin=2, differentiable=False, bool_ok=False)
+elementwise("remainder", _remainder, nin=2, bool_ok=False,
+            d=(lambda ans, x, y: 1.0 + ans * 0, lambda ans, x, y: -floor_divide(x, y)))
+elementwise("fmod", _fmod, nin=2, bool_ok=False,
+            d=(lambda ans, x, y: 1.0 + ans * 0, lambda ans, x, y: -trunc(x / y)))
+
+
+def _pow(x, y):
+    return x ** y
+
+
+def _pow_dx(ans, x, y):
+    # y * x**(y-1), written so that y == 0 gives 0 even at x == 0.
+    return where(_eq0(y), 0.0, y * pow(x, y - 1))
+
+
+def _pow_dy(ans, x, y):
+    # ans * log(x), defined as 0 where x == 0 and y >= 0 (the limit PyTorch uses).
+    return where((x == 0) & (y >= 0), 0.0, ans * log(x))
+
+
+def _eq0(y):
+    return y == 0 if hasattr(y, "_storage") else _as_tensor_bool(y == 0)
+
+
+def _as_tensor_bool(v):
+    from ..creation import tensor
+    return tensor(bool(v))
+
+
+elementwise("pow", _pow, nin=2, bool_ok=False, d=(_pow_dx, _pow_dy))
+
+
+def _atan2(y, x):
+    return math.atan2(y, x)
+
+
+elementwise("atan2", _atan2, nin=2, result="float",
+            d=(lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y)))
+
+
+# ---------------------------------------------------------------------------------- unary math
+elementwise("neg", lambda x: -x, bool_ok=False,
+            vjp=(lambda g, ans, x: -g,), jvp=(lambda t, ans, x: -t,))
+
+
+def _abs(x):
+    return x if x >= 0 else -x
+
+
+def _sign(x):
+    if x > 0:
+        return x - x + 1
+    if x < 0:
+        return x - x - 1
+    return x - x  # keeps NaN, and 0 for zero
+
+
+elementwise("abs", _abs, d=lambda ans, x: sign(x))
+elementwise("sign", _sign, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
+elementwise("sqrt", lambda x: math.sqrt(x), result="float", d=lambda ans, x: 0.5 / ans)
+elementwise("rsqrt", lambda x: 1.0 / math.sqrt(x), result="float", d=lambda ans, x: -0.5 * ans * ans * ans)
+elementwise("square", lambda x: x * x, bool_ok=False, d=lambda ans, x: 2 * x)
+elementwise("reciprocal", lambda x: 1.0 / x, result="float", d=lambda ans, x: -ans * ans)
+elementwise("exp", lambda x: math.exp(x), result="float", d=lambda ans, x: ans)
+elementwise("exp2", lambda x: 2.0 ** x, result="float", d=lambda ans, x: ans * _LN2)
+elementwise("expm1", lambda x: math.expm1(x), result="float", d=lambda ans, x: ans + 1)
+elementwise("log", lambda x: math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan),
+            result="float", d=lambda ans, x: 1 / x)
+elementwise("log1p", lambda x: math.log1p(x) if x > -1 else (-math.inf if x == -1 else math.nan),
+            result="float", d=lambda ans, x: 1 / (x + 1))
+elementwise("log2", lambda x: math.log2(x) if x > 0 else (-math.inf if x == 0 else math.nan),
+            result="float", d=lambda ans, x: 1 / (x * _LN2))
+elementwise("log10", lambda x: math.log10(x) if x > 0 else (-math.inf if x == 0 else math.nan),
+            result="float", d=lambda ans, x: 1 / (x * _LN10))
+elementwise("sin", lambda x: math.sin(x), result="float", d=lambda ans, x: cos(x))
+elementwise("cos", lambda x: math.cos(x), result="float", d=lambda ans, x: -sin(x))
+elementwise("tan", lambda x: math.tan(x), result="float", d=lambda ans, x: 1 + ans * ans)
+elementwise("asin", lambda x: math.asin(x) if -1 <= x <= 1 else math.nan, result="float",
+            d=lambda ans, x: rsqrt(1 - x * x))
+elementwise("acos", lambda x: math.acos(x) if -1 <= x <= 1 else math.nan, result="float",
+            d=lambda ans, x: -rsqrt(1 - x * x))
+elementwise("atan", lambda x: math.atan(x), result="float", d=lambda ans, x: 1 / (1 + x * x))
+elementwise("sinh", lambda x: math.sinh(x), result="float", d=lambda ans, x: cosh(x))
+elementwise("cosh", lambda x: math.cosh(x), result="float", d=lambda ans, x: sinh(x))
+elementwise("tanh", lambda x: math.tanh(x), result="float", d=lambda ans, x: 1 - ans * ans)
+elementwise("asinh", lambda x: math.asinh(x), result="float", d=lambda ans, x: rsqrt(x * x + 1))
+elementwise("acosh", lambda x: math.acosh(x) if x >= 1 else math.nan, result="float",
+            d=lambda ans, x: rsqrt(x * x - 1))
+elementwise("atanh", lambda x: math.atanh(x) if -1 < x < 1 else (math.copysign(math.inf, x) if x == 1 or x == -1 else math.nan),
+            result="float", d=lambda ans, x: 1 / (1 - x * x))
+
+
+def _sigmoid(x):
+    # Two branches so that exp never overflows.
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+elementwise("sigmoid", _sigmoid, result="float", d=lambda ans, x: ans * (1 - ans))
+
+
+def _relu(x):
+    return x if x > 0 else x - x if x == x else x
+
+
+elementwise("relu", _relu, bool_ok=False, d=lambda ans, x: x > 0)
+
+
+def _erf(x):
+    return math.erf(x)
+
+
+elementwise("erf", _erf, result="float", d=lambda ans, x: 1.1283791670955126 * exp(-x * x))
+elementwise("erfc", lambda x: math.erfc(x), result="float", d=lambda ans, x: -1.1283791670955126 * exp(-x * x))
+
+# ---------------------------------------------------------------------------------- rounding
+elementwise("ceil", lambda x: math.ceil(x) if x == x and abs(x) != math.inf else x,
+            vjp=(_zero,), jvp=(_zero,))
+elementwise("floor", lambda x: math.floor(x) if x == x and abs(x) != math.inf else x,
+            vjp=(_zero,), jvp=(_zero,))
+
+
+def _round_half_even(x):
+    if x != x or abs(x) == math.inf:
+        return x
+    r = math.floor(x + 0.5)
+    if r - x == 0.5 and r % 2 != 0:
+        r -= 1
+    return r
+
+
+elementwise("round", _round_half_even, vjp=(_zero,), jvp=(_zero,))
+elementwise("trunc", lambda x: math.trunc(x) if x == x and abs(x) != math.inf else x,
+            vjp=(_zero,), jvp=(_zero,))
+elementwise("frac", lambda x: x - math.trunc(x) if abs(x) != math.inf else (x - x),
+            bool_ok=False, d=lambda ans, x: 1.0 + ans * 0)
+
+
+# ---------------------------------------------------------------------------------- min / max
+def _maximum(x, y):
+    if x != x:
+        return x
+    if y != y:
+        return y
+    return x if x >= y else y
+
+
+def _minimum(x, y):
+    if x != x:
+        return x
+    if y != y:
+        return y
+    return x if x <= y else y
+
+
+def _max_share(ans, x, y):
+    # Ties split the gradient equally, as PyTorch does.
+    return (x > y) + (x == y) * 0.5
+
+
+def _min_share(ans, x, y):
+    return (x < y) + (x == y) * 0.5
+
+
+elementwise("maximum", _maximum, nin=2, d=(_max_share, lambda ans, x, y: _max_share(ans, y, x)))
+elementwise("minimum", _minimum, nin=2, d=(_min_share, lambda ans, x, y: _min_share(ans, y, x)))
+
+
+def _clamp_min(x, lo):
+    if x != x:
+        return x
+    return lo if x < lo else x
+
+
+def _clamp_max(x, hi):
+    if x != x:
+        return x
+    return hi if x > hi else x
+
+
+elementwise("clamp_min", _clamp_min, nin=2, bool_ok=False,
+            d=(lambda ans, x, lo: x >= lo, lambda ans, x, lo: x < lo))
+elementwise("clamp_max", _clamp_max, nin=2, bool_ok=False,
+            d=(lambda ans, x, hi: x <= hi, lambda ans, x, hi: x > hi))
+
+
+def _lerp(start, end, weight):
+    return start + weight * (end - start)
+
+
+elementwise("lerp", _lerp, nin=3, result="float",
+            d=(lambda ans, s, e, w: 1 - w, lambda ans, s, e, w: w + ans * 0, lambda ans, s, e, w: e - s))
+
+
+def _where(c, x, y):
+    return x if c != 0 else y
+
+
+elementwise("where", _where, nin=3,
+            vjp=(None, lambda g, ans, c, x, y: where(c, g, 0.0), lambda g, ans, c, x, y: where(c, 0.0, g)),
+            jvp=(None, lambda t, ans, c, x, y: where(c, t, 0.0), lambda t, ans, c, x, y: where(c, 0.0, t)))
+
+# ---------------------------------------------------------------------------------- comparisons
+elementwise("eq", lambda x, y: x == y, nin=2, result="bool", differentiable=False)
+elementwise("ne", lambda x, y: x != y, nin=2, result="bool", differentiable=False)
+elementwise("lt", lambda x, y: x < y, nin=2, result="bool", differentiable=False)
+elementwise("le", lambda x, y: x <= y, nin=2, result="bool", differentiable=False)
+elementwise("gt", lambda x, y: x > y, nin=2, result="bool", differentiable=False)
+elementwise("ge", lambda x, y: x >= y, nin=2, result="bool", differentiable=False)
+elementwise("isnan", lambda x: x != x, result="bool", differentiable=False)
+elementwise("isinf", lambda x: x == math.inf or x == -math.inf, result="bool", differentiable=False)
+elementwise("isfinite", lambda x: x == x and x != math.inf and x != -math.inf, result="bool",
+            differentiable=False)
+elementwise("logical_not", lambda x: x == 0, result="bool", differentiable=False)
+elementwise("logical_and", lambda x, y: x != 0 and y != 0, nin=2, result="bool", differentiable=False)
+elementwise("logical_or", lambda x, y: x != 0 or y != 0, nin=2, result="bool", differentiable=False)
+elementwise("logical_xor", lambda x, y: (x != 0) != (y != 0), nin=2, result="bool", differentiable=False)
+
+# ---------------------------------------------------------------------------------- bitwise
+elementwise("bitwise_and", lambda x, y: x & y, nin=2, result="integral", differentiable=False)
+elementwise("bitwise_or", lambda x, y: x | y, nin=2, result="integral", differentiable=False)
+elementwise("bitwise_xor", lambda x, y: x ^ y, nin=2, result="integral", differentiable=False)
+
+
+def _bitwise_not(x):
+    return ~x
+
+
+elementwise("bitwise_not", _bitwise_not, result="integral", differentiable=False)
+elementwise("bitwise_left_shift", lambda x, y: x << y, nin=2, result="integral", differentiable=False,
+            bool_ok=False)
+elementwise("bitwise_right_shift", lambda x, y: x >> y, nin=2, result="integral", differentiable=False,
+            bool_ok=False)
+
+# ---------------------------------------------------------------------------------- copies
+elementwise("copy", lambda x: x, result="same", vjp=(lambda g, ans, x: g,), jvp=(lambda t, ans, x: t,),
+            backward_name="ToCopyBackward0")
+
+from .functional_elementwise import *  # noqa: E402,F401,F403  (rules above call these by name)

@@ -1,0 +1,336 @@
+"""The public functions of the elementwise ops: argument handling around the dispatcher."""
+from __future__ import annotations
+
+from .. import dtypes
+from .registry import OPS, run_elementwise
+
+__all__ = []
+
+
+def _public(fn):
+    __all__.append(fn.__name__)
+    return fn
+
+
+def _unary(name, doc):
+    op = OPS[name]
+
+    def fn(input, *, out=None):
+        return run_elementwise(op, (input,), out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{name}(input, *, out=None) -> Tensor\n\n{doc}"
+    __all__.append(name)
+    return fn
+
+
+def _binary(name, doc):
+    op = OPS[name]
+
+    def fn(input, other, *, out=None):
+        return run_elementwise(op, (input, other), out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"{name}(input, other, *, out=None) -> Tensor\n\n{doc}"
+    __all__.append(name)
+    return fn
+
+
+neg = _unary("neg", "Returns the negative of each element.")
+abs = _unary("abs", "Computes the absolute value of each element.")
+sign = _unary("sign", "Returns the sign (-1, 0 or 1) of each element.")
+sqrt = _unary("sqrt", "Square root of each element.")
+rsqrt = _unary("rsqrt", "Reciprocal of the square root of each element.")
+square = _unary("square", "Square of each element.")
+reciprocal = _unary("reciprocal", "Reciprocal 1/x of each element (floating result).")
+exp = _unary("exp", "Exponential of each element.")
+exp2 = _unary("exp2", "2 raised to each element.")
+expm1 = _unary("expm1", "exp(x) - 1, accurate for small x.")
+log = _unary("log", "Natural logarithm of each element.")
+log1p = _unary("log1p", "log(1 + x), accurate for small x.")
+log2 = _unary("log2", "Base-2 logarithm of each element.")
+log10 = _unary("log10", "Base-10 logarithm of each element.")
+sin = _unary("sin", "Sine of each element.")
+cos = _unary("cos", "Cosine of each element.")
+tan = _unary("tan", "Tangent of each element.")
+asin = _unary("asin", "Arcsine of each element.")
+acos = _unary("acos", "Arccosine of each element.")
+atan = _unary("atan", "Arctangent of each element.")
+sinh = _unary("sinh", "Hyperbolic sine of each element.")
+cosh = _unary("cosh", "Hyperbolic cosine of each element.")
+tanh = _unary("tanh", "Hyperbolic tangent of each element.")
+asinh = _unary("asinh", "Inverse hyperbolic sine of each element.")
+acosh = _unary("acosh", "Inverse hyperbolic cosine of each element.")
+atanh = _unary("atanh", "Inverse hyperbolic tangent of each element.")
+sigmoid = _unary("sigmoid", "Logistic sigmoid 1 / (1 + exp(-x)) of each element, computed without overflow.")
+relu = _unary("relu", "max(x, 0) of each element.")
+erf = _unary("erf", "Error function of each element.")
+erfc = _unary("erfc", "Complementary error function of each element.")
+ceil = _unary("ceil", "Smallest integer not less than each element.")
+floor = _unary("floor", "Largest integer not greater than each element.")
+trunc = _unary("trunc", "Each element rounded towards zero.")
+frac = _unary("frac", "Fractional part x - trunc(x) of each element.")
+isnan = _unary("isnan", "True where an element is NaN.")
+isinf = _unary("isinf", "True where an element is +/-inf.")
+isfinite = _unary("isfinite", "True where an element is neither inf nor NaN.")
+logical_not = _unary("logical_not", "Logical NOT of each element (nonzero is True).")
+atan2 = _binary("atan2", "Elementwise arctangent of input / other, using the signs of both for the quadrant.")
+arctan2 = atan2
+mul = _binary("mul", "Multiplies input by other, with broadcasting.")
+multiply = mul
+maximum = _binary("maximum", "Elementwise maximum; NaN propagates.")
+minimum = _binary("minimum", "Elementwise minimum; NaN propagates.")
+eq = _binary("eq", "Elementwise ==, as a bool tensor.")
+ne = _binary("ne", "Elementwise !=, as a bool tensor.")
+lt = _binary("lt", "Elementwise <, as a bool tensor.")
+le = _binary("le", "Elementwise <=, as a bool tensor.")
+gt = _binary("gt", "Elementwise >, as a bool tensor.")
+ge = _binary("ge", "Elementwise >=, as a bool tensor.")
+logical_and = _binary("logical_and", "Elementwise logical AND (nonzero is True).")
+logical_or = _binary("logical_or", "Elementwise logical OR (nonzero is True).")
+logical_xor = _binary("logical_xor", "Elementwise logical XOR (nonzero is True).")
+bitwise_xor = _binary("bitwise_xor", "Elementwise bitwise XOR of integer or bool tensors.")
+bitwise_left_shift = _binary("bitwise_left_shift", "Elementwise left shift of integer tensors.")
+bitwise_right_shift = _binary("bitwise_right_shift", "Elementwise arithmetic right shift of integer tensors.")
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+negative, absolute = neg, abs
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
+__all__ += ["arctan2", "multiply", "greater", "greater_equal", "less", "less_equal", "not_equal",
+            "negative", "absolute", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]
+
+
+def _is_bool(x) -> bool:
+    return x.dtype is dtypes.bool if hasattr(x, "_storage") else isinstance(x, bool)
+
+
+@_public
+def bitwise_and(input, other, *, out=None):
+    """bitwise_and(input, other, *, out=None) -> Tensor
+
+    Elementwise bitwise AND of integer or bool tensors."""
+    return run_elementwise(OPS["bitwise_and"], (input, other), out)
+
+
+@_public
+def bitwise_or(input, other, *, out=None):
+    """bitwise_or(input, other, *, out=None) -> Tensor
+
+    Elementwise bitwise OR of integer or bool tensors."""
+    return run_elementwise(OPS["bitwise_or"], (input, other), out)
+
+
+@_public
+def bitwise_not(input, *, out=None):
+    """bitwise_not(input, *, out=None) -> Tensor
+
+    Elementwise bitwise NOT; logical NOT for bool tensors."""
+    if _is_bool(input):
+        return run_elementwise(OPS["logical_not"], (input,), out)
+    return run_elementwise(OPS["bitwise_not"], (input,), out)
+
+
+@_public
+def add(input, other, *, alpha=1, out=None):
+    """add(input, other, *, alpha=1, out=None) -> Tensor
+
+    Adds ``other``, scaled by ``alpha``, to ``input``: out = input + alpha * other."""
+    if alpha != 1:
+        other = mul(other, alpha)
+    return run_elementwise(OPS["add"], (input, other), out)
+
+
+@_public
+def sub(input, other, *, alpha=1, out=None):
+    """sub(input, other, *, alpha=1, out=None) -> Tensor
+
+    Subtracts ``other``, scaled by ``alpha``, from ``input``."""
+    _check_not_bool_sub(input, other)
+    if alpha != 1:
+        other = mul(other, alpha)
+    return run_elementwise(OPS["sub"], (input, other), out)
+
+
+subtract = sub
+__all__.append("subtract")
+
+
+def _check_not_bool_sub(a, b):
+    if _is_bool(a) and _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead.")
+
+
+def _is_integral_division(a, b) -> bool:
+    return not dtypes.result_type(a, b).is_floating_point
+
+
+def _check_divisor(b):
+    """Integer division by zero has no IEEE answer: refuse it before any kernel runs."""
+    if hasattr(b, "_storage"):
+        if b.dtype.is_floating_point:
+            return
+        from .reductions import any as _any
+        zero = bool(_any(eq(b, 0)))
+    else:
+        zero = b == 0
+    if zero:
+        raise RuntimeError("ZeroDivisionError")
+
+
+@_public
+def div(input, other, *, rounding_mode=None, out=None):
+    """div(input, other, *, rounding_mode=None, out=None) -> Tensor
+
+    Divides input by other. ``rounding_mode`` is None (true division), 'trunc' or 'floor'."""
+    if rounding_mode is None:
+        return run_elementwise(OPS["div"], (input, other), out)
+    if rounding_mode not in ("trunc", "floor"):
+        raise ValueError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+    if _is_integral_division(input, other):
+        _check_divisor(other)
+        op = OPS["trunc_divide" if rounding_mode == "trunc" else "floor_divide"]
+        return run_elementwise(op, (input, other), out)
+    q = run_elementwise(OPS["div"], (input, other))
+    return run_elementwise(OPS["trunc" if rounding_mode == "trunc" else "floor"], (q,), out)
+
+
+divide = true_divide = div
+__all__ += ["divide", "true_divide"]
+
+
+@_public
+def floor_divide(input, other, *, out=None):
+    """floor_divide(input, other, *, out=None) -> Tensor
+
+    Division rounded towards negative infinity."""
+    return div(input, other, rounding_mode="floor", out=out)
+
+
+@_public
+def remainder(input, other, *, out=None):
+    """remainder(input, other, *, out=None) -> Tensor
+
+    Python's modulus: the result has the sign of the divisor."""
+    if _is_integral_division(input, other):
+        _check_divisor(other)
+    return run_elementwise(OPS["remainder"], (input, other), out)
+
+
+@_public
+def fmod(input, other, *, out=None):
+    """fmod(input, other, *, out=None) -> Tensor
+
+    C's fmod: the remainder has the sign of the dividend."""
+    if _is_integral_division(input, other):
+        _check_divisor(other)
+    return run_elementwise(OPS["fmod"], (input, other), out)
+
+
+@_public
+def pow(input, exponent, *, out=None):
+    """pow(input, exponent, *, out=None) -> Tensor
+
+    Raises input to the power exponent, elementwise, with broadcasting."""
+    if not hasattr(input, "_storage") and not hasattr(exponent, "_storage"):
+        raise TypeError("pow() expects at least one Tensor argument")
+    rt = dtypes.result_type(input, exponent)
+    if not rt.is_floating_point:
+        if hasattr(exponent, "_storage"):
+            from .reductions import any as _any
+            negative_exponent = bool(_any(lt(exponent, 0))) if exponent.numel() else False
+        else:
+            negative_exponent = exponent < 0
+        if negative_exponent:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return run_elementwise(OPS["pow"], (input, exponent), out)
+
+
+@_public
+def round(input, *, decimals=0, out=None):
+    """round(input, *, decimals=0, out=None) -> Tensor
+
+    Rounds to the nearest integer (ties to even), or to ``decimals`` decimal places."""
+    if decimals == 0:
+        return run_elementwise(OPS["round"], (input,), out)
+    scale = 10.0 ** decimals
+    return run_elementwise(OPS["div"], (run_elementwise(OPS["round"], (mul(input, scale),)), scale), out)
+
+
+@_public
+def clamp(input, min=None, max=None, *, out=None):
+    """clamp(input, min=None, max=None, *, out=None) -> Tensor
+
+    Clamps each element into [min, max]; bounds are numbers or tensors. NaN stays NaN."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if max is None:
+        return run_elementwise(OPS["clamp_min"], (input, min), out)
+    if min is None:
+        return run_elementwise(OPS["clamp_max"], (input, max), out)
+    return run_elementwise(OPS["clamp_max"], (run_elementwise(OPS["clamp_min"], (input, min)), max), out)
+
+
+clip = clamp
+__all__.append("clip")
+
+
+@_public
+def clamp_min(input, min, *, out=None):
+    """clamp_min(input, min) -> Tensor: max(input, min) elementwise, NaN propagating."""
+    return run_elementwise(OPS["clamp_min"], (input, min), out)
+
+
+@_public
+def clamp_max(input, max, *, out=None):
+    """clamp_max(input, max) -> Tensor: min(input, max) elementwise, NaN propagating."""
+    return run_elementwise(OPS["clamp_max"], (input, max), out)
+
+
+@_public
+def lerp(input, end, weight, *, out=None):
+    """lerp(input, end, weight, *, out=None) -> Tensor
+
+    Linear interpolation: input + weight * (end - input)."""
+    return run_elementwise(OPS["lerp"], (input, end, weight), out)
+
+
+@_public
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
+
+    input + value * tensor1 * tensor2."""
+    prod = mul(tensor1, tensor2)
+    return add(input, prod if value == 1 else mul(prod, value), out=out)
+
+
+@_public
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """addcdiv(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
+
+    input + value * tensor1 / tensor2."""
+    if _is_integral_division(tensor1, tensor2):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
+            "perform a true division of tensor1 and tensor2.")
+    q = div(tensor1, tensor2)
+    return add(input, q if value == 1 else mul(q, value), out=out)
+
+
+@_public
+def where(condition, input=None, other=None, *, out=None):
+    """where(condition, input, other, *, out=None) -> Tensor
+
+    Elementwise choice: input where condition is True, otherwise other. With only
+    ``condition``, the same as ``nonzero(condition, as_tuple=True)``."""
+    if input is None and other is None:
+        from . import indexing
+        return indexing.nonzero(condition, as_tuple=True)
+    if hasattr(condition, "_storage") and condition.dtype is not dtypes.bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition.dtype.name.capitalize()}")
+    return run_elementwise(OPS["where"], (condition, input, other), out)
+
+
+@_public
+def copy(input):
+    return run_elementwise(OPS["copy"], (input,))

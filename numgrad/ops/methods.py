@@ -1,0 +1,183 @@
+"""Binds the functional API to Tensor methods, in-place variants and Python operators.
+
+Every method is a forward to one function, so each op keeps a single home in ``numgrad.ops``.
+"""
+from __future__ import annotations
+
+from .. import dtypes
+from ..tensor import Tensor
+from . import functional_elementwise as F
+from . import reductions as R
+from . import views as V
+from . import copying as C
+from .registry import OPS, run_elementwise
+
+# name -> function; becomes Tensor.name(self, ...) == function(self, ...)
+METHODS = {}
+for _mod in (F, R, V, C):
+    for _name in _mod.__all__:
+        METHODS[_name] = getattr(_mod, _name)
+for _skip in ("copy", "where"):
+    METHODS.pop(_skip, None)
+
+# elementwise ops with an in-place form ``x.name_(...)``
+INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "neg",
+           "abs", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp", "exp2", "expm1", "log", "log1p",
+           "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+           "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "ceil", "floor", "round", "trunc", "frac",
+           "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le",
+           "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "bitwise_not", "maximum", "minimum", "atan2", "subtract",
+           "multiply", "divide", "negative", "absolute", "arcsin", "arccos", "arctan"]
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _inplace(fn, name):
+    def method(self, *args, **kwargs):
+        return inplace_apply(self, fn, args, kwargs)
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
+    return method
+
+
+def inplace_apply(self, fn, args, kwargs):
+    """Run ``fn(self, *args)`` writing its result into ``self``; bumps the version counter."""
+    from ..autograd import tape
+    if tape.should_record((self,) + tuple(args)) or tape.has_tangents((self,) + tuple(args)):
+        if self.requires_grad and self.grad_fn is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation.")
+        result = fn(self, *args, **kwargs)
+        _check_inplace(self, result)
+        self._write(result)
+        tape.rebase(self, result)
+        return self
+    result = fn(self, *args, **kwargs, out=self) if _takes_out(fn) else None
+    if result is None:
+        result = fn(self, *args, **kwargs)
+        _check_inplace(self, result)
+        self._write(result)
+    return self
+
+
+def _takes_out(fn) -> bool:
+    code = getattr(fn, "__code__", None)
+    return code is not None and "out" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+
+
+def _check_inplace(self, result):
+    if tuple(result.shape) != tuple(self.shape):
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast shape "
+            f"[{', '.join(map(str, result.shape))}]")
+
+
+for _name, _fn in METHODS.items():
+    setattr(Tensor, _name, _method(_fn))
+for _name in INPLACE:
+    setattr(Tensor, _name + "_", _inplace(METHODS[_name], _name))
+
+
+# Python operators -----------------------------------------------------------------------------
+def _rev(fn):
+    return lambda self, other: fn(other, self)
+
+
+Tensor.__add__ = Tensor.__radd__ = lambda self, other: F.add(self, other)
+Tensor.__sub__ = lambda self, other: F.sub(self, other)
+Tensor.__rsub__ = lambda self, other: F.sub(other, self)
+Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: F.mul(self, other)
+Tensor.__truediv__ = lambda self, other: F.div(self, other)
+Tensor.__rtruediv__ = lambda self, other: F.div(other, self)
+Tensor.__floordiv__ = lambda self, other: F.floor_divide(self, other)
+Tensor.__rfloordiv__ = lambda self, other: F.floor_divide(other, self)
+Tensor.__mod__ = lambda self, other: F.remainder(self, other)
+Tensor.__rmod__ = lambda self, other: F.remainder(other, self)
+Tensor.__pow__ = lambda self, other: F.pow(self, other)
+Tensor.__rpow__ = lambda self, other: F.pow(other, self)
+Tensor.__neg__ = lambda self: F.neg(self)
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = lambda self: F.abs(self)
+Tensor.__invert__ = lambda self: F.bitwise_not(self)
+Tensor.__and__ = Tensor.__rand__ = lambda self, other: F.bitwise_and(self, other)
+Tensor.__or__ = Tensor.__ror__ = lambda self, other: F.bitwise_or(self, other)
+Tensor.__xor__ = Tensor.__rxor__ = lambda self, other: F.bitwise_xor(self, other)
+Tensor.__lshift__ = lambda self, other: F.bitwise_left_shift(self, other)
+Tensor.__rshift__ = lambda self, other: F.bitwise_right_shift(self, other)
+Tensor.__eq__ = lambda self, other: F.eq(self, other) if _comparable(other) else NotImplemented
+Tensor.__ne__ = lambda self, other: F.ne(self, other) if _comparable(other) else NotImplemented
+Tensor.__lt__ = lambda self, other: F.lt(self, other)
+Tensor.__le__ = lambda self, other: F.le(self, other)
+Tensor.__gt__ = lambda self, other: F.gt(self, other)
+Tensor.__ge__ = lambda self, other: F.ge(self, other)
+Tensor.__hash__ = lambda self: id(self)
+
+
+def _comparable(other) -> bool:
+    return isinstance(other, (Tensor, bool, int, float)) or hasattr(other, "dtype") and not hasattr(other, "shape")
+
+
+def _iop(name):
+    def op(self, other):
+        return getattr(self, name + "_")(other)
+    return op
+
+
+Tensor.__iadd__ = _iop("add")
+Tensor.__isub__ = _iop("sub")
+Tensor.__imul__ = _iop("mul")
+Tensor.__itruediv__ = _iop("div")
+Tensor.__ifloordiv__ = _iop("floor_divide")
+Tensor.__imod__ = _iop("remainder")
+Tensor.__ipow__ = _iop("pow")
+Tensor.__iand__ = _iop("bitwise_and")
+Tensor.__ior__ = _iop("bitwise_or")
+Tensor.__ixor__ = _iop("bitwise_xor")
+
+
+# conversions and copies ------------------------------------------------------------------------
+def _copy_into(dst, src):
+    """Raw write of src (broadcast, any dtype) into dst's memory; no autograd."""
+    from .registry import backend, _tensor_type
+    if not hasattr(src, "_storage"):
+        backend(dst.device).elementwise(OPS["copy"], dst.dtype, dst, (src,), dst._shape)
+    else:
+        from .. import shapes
+        shapes.broadcast_shapes(dst._shape, src._shape)
+        if src.device != dst.device:
+            src = src.to(dst.device)
+        if src._storage is dst._storage and _overlaps(src, dst):
+            src = src.clone()
+        backend(dst.device).elementwise(OPS["copy"], src.dtype, dst, (src,), dst._shape)
+    dst._bump_version()
+
+
+def _overlaps(a, b) -> bool:
+    if a._offset == b._offset and a._strides == b._strides and a._shape == b._shape:
+        return False
+    return True
+
+
+Tensor._write = _copy_into
+
+
+def _fill_raw(self, value):
+    from .registry import backend
+    backend(self.device).elementwise(OPS["copy"], self.dtype, self, (value,), self._shape)
+
+
+Tensor._fill_raw = _fill_raw
+Tensor._fill_affine = lambda self, start, step: _backend_of(self).fill_affine(self, start, step)
+Tensor._fill_linspace = lambda self, s, e, st: _backend_of(self).fill_linspace(self, s, e, st)
+
+
+def _backend_of(t):
+    from .registry import backend
+    return backend(t.device)

@@ -1,0 +1,239 @@
+"""The Op record, the helpers that declare ops, and the dispatcher that runs them.
+
+An op is declared once: its math (a scalar function for elementwise ops), a VJP rule and a
+JVP rule per input, and its dtype policy. Kernels are generated from the math, the autograd
+tape replays the VJP rules, forward mode applies the JVP rules, and the op table in
+``numgrad.testing`` checks all three against references.
+"""
+from __future__ import annotations
+
+import inspect
+import operator
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+from .. import dtypes
+from .. import shapes
+
+OPS: dict = {}
+
+
+def get_op(name: str) -> "Op":
+    return OPS[name]
+
+
+@dataclass(eq=False)
+class Op:
+    """One differentiable primitive.
+
+    ``vjp[i](g, ans, *inputs, **params)`` returns the cotangent of input ``i``; ``jvp[i](t,
+    ans, *inputs, **params)`` the tangent of the result contributed by input ``i``'s tangent
+    ``t``. A ``None`` rule marks an input through which no derivative flows.
+    """
+
+    name: str
+    nin: int
+    math: Optional[Callable] = None
+    vjp: tuple = ()
+    jvp: tuple = ()
+    result: str = "promote"            # dtype policy: promote | float | bool | integral | same
+    backward_name: str = ""
+    source_file: str = ""
+    kind: str = "elementwise"
+    differentiable: bool = True
+    bool_ok: bool = True               # may bool tensors be computed in their own dtype?
+    combine: Optional[Callable] = None    # reductions: acc = combine(acc, x)
+    extra: dict = field(default_factory=dict)
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+
+def _camel(name: str) -> str:
+    return "".join(p.capitalize() for p in name.split("_"))
+
+
+def register(op: Op) -> Op:
+    if op.name in OPS:
+        raise ValueError(f"op {op.name} declared twice")
+    if not op.backward_name:
+        op.backward_name = _camel(op.name) + "Backward0"
+    OPS[op.name] = op
+    return op
+
+
+def _caller_file() -> str:
+    return inspect.stack()[2].filename
+
+
+def _from_local_derivatives(d):
+    """VJP and JVP rules from local derivatives ``d_i(ans, *inputs)``: g * d and t * d."""
+    vjp = tuple(None if di is None else (lambda g, ans, *xs, _d=di: g * _d(ans, *xs)) for di in d)
+    jvp = tuple(None if di is None else (lambda t, ans, *xs, _d=di: t * _d(ans, *xs)) for di in d)
+    return vjp, jvp
+
+
+def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jvp=None,
+                result: str = "promote", differentiable: bool = True, bool_ok: bool = True,
+                backward_name: str = "") -> Op:
+    """Declare an elementwise op from its scalar ``math``.
+
+    Give either ``d`` (the local derivative per input, from which both rules follow) or explicit
+    ``vjp``/``jvp`` tuples. ``result`` says how the compute dtype follows from the inputs:
+    ``promote`` (PyTorch's result_type), ``float`` (integers promote to the default float),
+    ``bool`` (compute promoted, return bool) or ``integral`` (bool and integer dtypes only).
+    """
+    if d is not None:
+        if not isinstance(d, tuple):
+            d = (d,)
+        vjp, jvp = _from_local_derivatives(d)
+    if not differentiable:
+        vjp = jvp = (None,) * nin
+    return register(Op(name=name, nin=nin, math=math, vjp=tuple(vjp or (None,) * nin),
+                       jvp=tuple(jvp or (None,) * nin), result=result, source_file=_caller_file(),
+                       differentiable=differentiable and any(r is not None for r in (vjp or ())),
+                       bool_ok=bool_ok, backward_name=backward_name))
+
+
+def primitive(name: str, nin: int, *, vjp=(), jvp=(), kind: str = "composite",
+              differentiable: bool = True, backward_name: str = "") -> Op:
+    """Declare a non-elementwise op (a reduction, a view, a data movement): rules only; the
+    forward lives in the function that calls :func:`record`."""
+    return register(Op(name=name, nin=nin, vjp=tuple(vjp), jvp=tuple(jvp), kind=kind,
+                       source_file=_caller_file(), differentiable=differentiable,
+                       backward_name=backward_name))
+
+
+def reduction(name: str, combine: Callable, *, vjp=(), jvp=(), reassoc: bool = False,
+              differentiable: bool = True, backward_name: str = "") -> Op:
+    """Declare a reduction from its ``combine(acc, x)`` body; ``reassoc`` lets the compiler
+    reorder the accumulation (sums) for vectorization."""
+    return register(Op(name=name, nin=1, combine=combine, vjp=tuple(vjp), jvp=tuple(jvp),
+                       kind="reduction", source_file=_caller_file(), differentiable=differentiable,
+                       backward_name=backward_name, extra={"reassoc": reassoc}))
+
+
+# ---------------------------------------------------------------------------------------------
+# dispatch
+
+def _tensor_type():
+    from ..tensor import Tensor
+    return Tensor
+
+
+_CATEGORY_NAME = {0: "Bool", 1: "Long", 2: "Float"}
+_TORCH_NAME = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+               "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
+
+
+def torch_type_name(d: dtypes.dtype) -> str:
+    return _TORCH_NAME[d.name]
+
+
+def compute_dtype(op: Op, rt: dtypes.dtype) -> dtypes.dtype:
+    """The dtype an elementwise op computes in, given the promoted input dtype ``rt``."""
+    if op.result == "float" and not rt.is_floating_point:
+        return dtypes.get_default_dtype()
+    if op.result == "integral" and rt.is_floating_point:
+        raise RuntimeError(f'"{op.name}_cpu" not implemented for \'{torch_type_name(rt)}\'')
+    if rt is dtypes.bool and not op.bool_ok:
+        if op.result == "bool":
+            return rt
+        raise RuntimeError(
+            f"{op.name}: operation not supported for bool tensors; convert with .to(numgrad.int64) or .float()")
+    return rt
+
+
+def can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:
+    """PyTorch's rule for writing a result into an existing tensor: never down a category."""
+    return src._category <= dst._category
+
+
+def check_out(out, shape, rt, opname: str):
+    """Validate an ``out=`` tensor (or the self of an in-place op), resizing an empty one."""
+    if not can_cast(rt, out.dtype):
+        raise RuntimeError(
+            f"result type {torch_type_name(rt)} can't be cast to the desired output type "
+            f"{torch_type_name(out.dtype)}")
+    if tuple(out.shape) != tuple(shape):
+        out.resize_(shape)
+
+
+def _as_operand(x, Tensor):
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, (bool, int, float, np.number, np.bool_)):
+        return x
+    raise TypeError(f"expected Tensor or Number as argument, but got {type(x).__name__}")
+
+
+def check_devices(tensors):
+    """All tensors on one device, except 0-d CPU tensors, which PyTorch treats as scalars."""
+    dev = None
+    for t in tensors:
+        if t.device.type == "cpu" and t.ndim == 0:
+            continue
+        if dev is None:
+            dev = t.device
+        elif t.device != dev:
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device, but found at least two devices, "
+                f"{dev} and {t.device}!")
+    if dev is None:
+        dev = tensors[0].device if tensors else None
+    return dev
+
+
+def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
+    """Evaluate elementwise ``op`` on tensors and Python scalars with broadcasting.
+
+    ``out`` is an existing tensor to write into (``out=`` or the self of an in-place op).
+    """
+    Tensor = _tensor_type()
+    inputs = tuple(_as_operand(x, Tensor) for x in inputs)
+    tensors = [x for x in inputs if isinstance(x, Tensor)]
+    rt = dtypes.result_type(*inputs)
+    ct = compute_dtype(op, rt)
+    res_dtype = dtypes.bool if op.result == "bool" else ct
+    device = check_devices(tensors + ([out] if out is not None else []))
+    shape = shapes.broadcast_shapes(*[t.shape for t in tensors]) if tensors else ()
+    if inplace and tuple(shape) != tuple(out.shape):
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, out.shape))}] doesn't match the broadcast shape "
+            f"[{', '.join(map(str, shape))}]")
+    from ..autograd import tape
+    needs_grad = op.differentiable and tape.should_record(inputs)
+    if out is not None:
+        check_out(out, shape, res_dtype, op.name)
+        if needs_grad or tape.has_tangents(inputs):
+            # Differentiate the out-of-place result, then write it through; the engine rebases
+            # ``out``'s history on the new node.
+            ans = run_elementwise(op, inputs)
+            out.copy_(ans)
+            tape.rebase(out, ans)
+            return out
+        result = out
+    else:
+        result = Tensor._empty_like_inputs(shape, res_dtype, device, tensors)
+    _backend(device).elementwise(op, ct, result, inputs, shape)
+    if out is not None:
+        out._bump_version()
+        return out
+    if needs_grad:
+        tape.record(op, inputs, result)
+    if tape.has_tangents(inputs):
+        tape.forward_jvp(op, inputs, result)
+    return result
+
+
+def _backend(device):
+    if device is None or device.type == "cpu":
+        from ..backends.cpu import dispatch
+        return dispatch
+    from ..backends.cuda import dispatch
+    return dispatch
+
+
+backend = _backend

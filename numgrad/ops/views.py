@@ -1,0 +1,407 @@
+"""View ops: new shape/stride/offset metadata over the same storage, never a copy.
+
+Each view records its own tape entry so gradients flow back through it; the VJP of a view is
+the matching view (or scatter) of the cotangent.
+"""
+from __future__ import annotations
+
+from .. import shapes
+from ..autograd import tape
+from .registry import primitive
+
+__all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "permute", "transpose",
+           "t", "flatten", "movedim", "narrow", "select", "unbind", "split", "chunk", "diagonal",
+           "as_strided", "swapaxes", "swapdims", "unflatten", "view_as", "reshape_as"]
+
+
+def _make_view(x, op, shape, strides, offset=None, params=None):
+    out = x._view(shape, strides, offset)
+    out._base = x if x._base is None else x._base
+    if op.differentiable and tape.should_record((x,)):
+        tape.record(op, (x,), out, params)
+    if tape.has_tangents((x,)):
+        tape.forward_jvp(op, (x,), out, params)
+    return out
+
+
+_view_op = primitive("view", 1, kind="view",
+                     vjp=(lambda g, ans, x, shape: g.reshape(x.shape),),
+                     jvp=(lambda t, ans, x, shape: t.reshape(shape),))
+_reshape_alias = primitive("reshape_alias", 1, kind="view", backward_name="ViewBackward0",
+                           vjp=(lambda g, ans, x, shape: g.reshape(x.shape),),
+                           jvp=(lambda t, ans, x, shape: t.reshape(shape),))
+
+
+def view(input, *shape):
+    """Returns a tensor with the same data and a new shape; one dim may be -1.
+
+    Raises RuntimeError if the strides do not allow it: use ``reshape`` then."""
+    if len(shape) == 1 and hasattr(shape[0], "is_floating_point") and not isinstance(shape[0], tuple):
+        return input.to(shape[0])
+    size = shapes.infer_size(_parse_with_neg(shape), input.numel())
+    strides = shapes.view_strides(input._shape, input._strides, size)
+    if strides is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            "across two contiguous subspaces). Use .reshape(...) instead.")
+    return _make_view(input, _view_op, size, strides, params={"shape": size})
+
+
+def _parse_with_neg(shape):
+    """Sizes given as varargs or one sequence; -1 allowed (resolved by the caller)."""
+    if len(shape) == 1 and hasattr(shape[0], "__iter__") and not hasattr(shape[0], "_storage"):
+        shape = tuple(shape[0])
+    return tuple(shapes._as_index(s) for s in shape)
+
+
+def reshape(input, *shape):
+    """Returns a tensor with the given shape: a view when strides allow, otherwise a copy."""
+    size = shapes.infer_size(_parse_with_neg(shape), input.numel())
+    strides = shapes.view_strides(input._shape, input._strides, size)
+    if strides is not None:
+        return _make_view(input, _view_op, size, strides, params={"shape": size})
+    return input.contiguous().view(size)
+
+
+def view_as(input, other):
+    return view(input, other.shape)
+
+
+def reshape_as(input, other):
+    return reshape(input, other.shape)
+
+
+_expand_op = primitive("expand", 1, kind="view",
+                       vjp=(lambda g, ans, x, shape: _sum_to(g, x.shape),),
+                       jvp=(lambda t, ans, x, shape: t.expand(shape),))
+
+
+def _sum_to(g, shape):
+    from .reductions import sum_to
+    return sum_to(g, shape)
+
+
+def expand(input, *sizes):
+    """Broadcasts size-1 dims to larger sizes (-1 keeps a dim) as a stride-0 view: no copy."""
+    sizes = _parse_with_neg(sizes)
+    new_shape, new_strides = shapes.expand_strides(input._shape, input._strides, sizes)
+    if new_shape == input._shape:
+        return input
+    return _make_view(input, _expand_op, new_shape, new_strides, params={"shape": new_shape})
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+_permute_op = primitive("permute", 1, kind="view",
+                        vjp=(lambda g, ans, x, dims: g.permute(_inverse(dims)),),
+                        jvp=(lambda t, ans, x, dims: t.permute(dims),))
+
+
+def _inverse(dims):
+    inv = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return tuple(inv)
+
+
+def permute(input, *dims):
+    """Returns a view with the dims reordered."""
+    dims = _parse_with_neg(dims)
+    nd = input.ndim
+    if len(dims) != nd:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
+            f"desired ordering of dimensions i.e. input.dim() = {nd} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(shapes.normalize_dim(d, nd) for d in dims)
+    if len(set(dims)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _make_view(input, _permute_op, tuple(input._shape[d] for d in dims),
+                      tuple(input._strides[d] for d in dims), params={"dims": dims})
+
+
+_transpose_op = primitive("transpose", 1, kind="view",
+                          vjp=(lambda g, ans, x, dim0, dim1: g.transpose(dim0, dim1),),
+                          jvp=(lambda t, ans, x, dim0, dim1: t.transpose(dim0, dim1),))
+
+
+def transpose(input, dim0, dim1):
+    """Returns a view with dims ``dim0`` and ``dim1`` swapped."""
+    nd = input.ndim
+    d0 = shapes.normalize_dim(dim0, nd)
+    d1 = shapes.normalize_dim(dim1, nd)
+    if nd == 0:
+        return _make_view(input, _transpose_op, (), (), params={"dim0": 0, "dim1": 0})
+    shape = list(input._shape)
+    strides = list(input._strides)
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    strides[d0], strides[d1] = strides[d1], strides[d0]
+    return _make_view(input, _transpose_op, shape, strides, params={"dim0": d0, "dim1": d1})
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input):
+    """Transposes a tensor of at most 2 dims (0-d and 1-d are returned as they are)."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    if input.ndim < 2:
+        return transpose(input, 0, 0) if input.ndim == 1 else input
+    return transpose(input, 0, 1)
+
+
+_unsqueeze_op = primitive("unsqueeze", 1, kind="view",
+                          vjp=(lambda g, ans, x, dim: g.squeeze(dim),),
+                          jvp=(lambda t, ans, x, dim: t.unsqueeze(dim),))
+
+
+def unsqueeze(input, dim):
+    """Returns a view with a size-1 dim inserted at ``dim``."""
+    nd = input.ndim + 1
+    d = shapes.normalize_dim(dim, nd)
+    shape = list(input._shape)
+    strides = list(input._strides)
+    st = shape[d] * strides[d] if d < len(shape) else 1
+    shape.insert(d, 1)
+    strides.insert(d, st)
+    return _make_view(input, _unsqueeze_op, shape, strides, params={"dim": d})
+
+
+_squeeze_op = primitive("squeeze", 1, kind="view",
+                        vjp=(lambda g, ans, x, dims: g.reshape(x.shape),),
+                        jvp=(lambda t, ans, x, dims: t.reshape(ans.shape),))
+
+
+def squeeze(input, dim=None):
+    """Returns a view with size-1 dims removed (all of them, or only those in ``dim``)."""
+    nd = input.ndim
+    dims = shapes.normalize_dims(dim, nd) if dim is not None else tuple(range(nd))
+    keep = [i for i in range(nd) if not (i in dims and input._shape[i] == 1)]
+    return _make_view(input, _squeeze_op, tuple(input._shape[i] for i in keep),
+                      tuple(input._strides[i] for i in keep), params={"dims": dims})
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """Flattens dims ``start_dim`` .. ``end_dim`` into one (a view when possible)."""
+    nd = input.ndim
+    if nd == 0:
+        return reshape(input, 1)
+    s = shapes.normalize_dim(start_dim, nd)
+    e = shapes.normalize_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = input._shape[:s] + (shapes.prod(input._shape[s:e + 1]),) + input._shape[e + 1:]
+    return reshape(input, shape)
+
+
+def unflatten(input, dim, sizes):
+    """Expands dim ``dim`` into ``sizes``."""
+    d = shapes.normalize_dim(dim, input.ndim)
+    sizes = shapes.infer_size(tuple(sizes), input._shape[d])
+    return view(input, input._shape[:d] + tuple(sizes) + input._shape[d + 1:])
+
+
+def movedim(input, source, destination):
+    """Moves dims from ``source`` positions to ``destination`` positions."""
+    nd = input.ndim
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain the same "
+            f"number of dims as destination ({dst} dims)")
+    src = [shapes.normalize_dim(d, nd) for d in src]
+    dst = [shapes.normalize_dim(d, nd) for d in dst]
+    order = [None] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(nd) if d not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return permute(input, order)
+
+
+moveaxis = movedim
+__all__.append("moveaxis")
+
+_strided_op = primitive("as_strided", 1, kind="view",
+                        vjp=(lambda g, ans, x, size, stride, offset: _as_strided_backward(g, x, size, stride, offset),),
+                        jvp=(lambda t, ans, x, size, stride, offset: as_strided(t.contiguous(), size, stride, offset - x._offset),))
+
+
+def _as_strided_backward(g, x, size, stride, offset):
+    """Scatter-add the cotangent into a zero buffer shaped like x's storage span, then view it as x."""
+    from ..creation import zeros
+    span = x._storage.data.shape[0]
+    buf = zeros(span, dtype=g.dtype, device=g.device)
+    target = buf.as_strided(size, stride, offset)
+    target.add_(g) if not _overlapping(size, stride) else _index_add_strided(buf, g, size, stride, offset)
+    return buf.as_strided(x.shape, x.stride(), x._offset)
+
+
+def _overlapping(size, stride) -> bool:
+    return not shapes.is_non_overlapping_and_dense(size, stride) and any(
+        st == 0 and s > 1 for s, st in zip(size, stride))
+
+
+def _index_add_strided(buf, g, size, stride, offset):
+    from ..creation import arange
+    idx = arange(buf.numel()).as_strided(size, stride, offset).reshape(-1)
+    buf.index_add_(0, idx, g.reshape(-1))
+
+
+def as_strided(input, size, stride, storage_offset=None):
+    """A view with explicit size, strides and storage offset (in elements). Use with care."""
+    size = tuple(size)
+    stride = tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    offset = input._offset if storage_offset is None else storage_offset
+    if any(s < 0 for s in size) or any(st < 0 for st in stride) or offset < 0:
+        raise RuntimeError("as_strided: Negative sizes, strides or storage offsets are not supported")
+    if shapes.prod(size) > 0:
+        last = offset + sum((s - 1) * st for s, st in zip(size, stride))
+        if last >= input._storage.data.shape[0]:
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
+                f"{input.dtype.itemsize} requiring a storage size of {(last + 1) * input.dtype.itemsize} are out "
+                f"of bounds for storage of size {input._storage.data.shape[0] * input.dtype.itemsize}")
+    return _make_view(input, _strided_op, size, stride, offset,
+                      params={"size": size, "stride": stride, "offset": offset})
+
+
+_select_op = primitive("select", 1, kind="view",
+                       vjp=(lambda g, ans, x, dim, index: _embed(g, x, dim, index, None),),
+                       jvp=(lambda t, ans, x, dim, index: t.select(dim, index),))
+_narrow_op = primitive("slice", 1, kind="view",
+                       vjp=(lambda g, ans, x, dim, start, length, step: _embed(g, x, dim, start, (length, step)),),
+                       jvp=(lambda t, ans, x, dim, start, length, step: _slice(t, dim, start, length, step),))
+
+
+def _embed(g, x, dim, start, span):
+    """The cotangent of x given that of one slice of it: zeros elsewhere."""
+    from ..creation import zeros
+    out = zeros(x.shape, dtype=g.dtype, device=g.device)
+    if span is None:
+        out.select(dim, start).copy_(g)
+    else:
+        _slice(out, dim, start, span[0], span[1]).copy_(g)
+    return out
+
+
+def _slice(x, dim, start, length, step=1):
+    shape = list(x._shape)
+    strides = list(x._strides)
+    offset = x._offset + start * strides[dim]
+    shape[dim] = length
+    strides[dim] *= step
+    return _make_view(x, _narrow_op, shape, strides, offset,
+                      params={"dim": dim, "start": start, "length": length, "step": step})
+
+
+def select(input, dim, index):
+    """The slice at ``index`` along ``dim``, with that dim removed (a view)."""
+    nd = input.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = shapes.normalize_dim(dim, nd)
+    size = input._shape[d]
+    index = shapes._as_index(index, "index")
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    index %= size
+    shape = input._shape[:d] + input._shape[d + 1:]
+    strides = input._strides[:d] + input._strides[d + 1:]
+    return _make_view(input, _select_op, shape, strides, input._offset + index * input._strides[d],
+                      params={"dim": d, "index": index})
+
+
+def narrow(input, dim, start, length):
+    """Elements ``start`` .. ``start + length`` of dim ``dim`` (a view)."""
+    d = shapes.normalize_dim(dim, input.ndim)
+    size = input._shape[d]
+    start = shapes._as_index(start, "start")
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start %= max(size, 1) if start < 0 else size + 1
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(input, d, start, length)
+
+
+def unbind(input, dim=0):
+    """All slices along ``dim``, as a tuple of views."""
+    d = shapes.normalize_dim(dim, input.ndim)
+    return tuple(select(input, d, i) for i in range(input._shape[d]))
+
+
+def split(input, split_size_or_sections, dim=0):
+    """Splits into chunks of ``split_size`` (the last may be smaller) or of the listed sizes."""
+    d = shapes.normalize_dim(dim, input.ndim)
+    size = input._shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and size > 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        sections = [min(step, size - i) for i in range(0, size, step)] if size else [0]
+    else:
+        sections = list(split_size_or_sections)
+        if sum(sections) != size:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+                f"dimension {d}), but got split_sizes={sections}")
+    out, start = [], 0
+    for n in sections:
+        out.append(_slice(input, d, start, n))
+        start += n
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):
+    """Splits into ``chunks`` pieces of equal size (the last may be smaller)."""
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: 0")
+    d = shapes.normalize_dim(dim, input.ndim)
+    size = input._shape[d]
+    step = -(-size // chunks) if size else 1
+    return split(input, step, d) if size else tuple(_slice(input, d, 0, 0) for _ in range(chunks))
+
+
+_diagonal_op = primitive("diagonal", 1, kind="view",
+                         vjp=(lambda g, ans, x, offset, dim1, dim2: _diagonal_backward(g, x, offset, dim1, dim2),),
+                         jvp=(lambda t, ans, x, offset, dim1, dim2: diagonal(t, offset, dim1, dim2),))
+
+
+def _diagonal_backward(g, x, offset, dim1, dim2):
+    from ..creation import zeros
+    out = zeros(x.shape, dtype=g.dtype, device=g.device)
+    diagonal(out, offset, dim1, dim2).copy_(g)
+    return out
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    """A view of the diagonal over dims ``dim1``, ``dim2`` (appended as the last dim)."""
+    nd = input.ndim
+    d1 = shapes.normalize_dim(dim1, nd)
+    d2 = shapes.normalize_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n1, n2 = input._shape[d1], input._shape[d2]
+    s1, s2 = input._strides[d1], input._strides[d2]
+    base = input._offset
+    if offset >= 0:
+        length = max(0, min(n1, n2 - offset))
+        if length:
+            base += offset * s2
+    else:
+        length = max(0, min(n1 + offset, n2))
+        if length:
+            base -= offset * s1
+    keep = [i for i in range(nd) if i not in (d1, d2)]
+    shape = tuple(input._shape[i] for i in keep) + (length,)
+    strides = tuple(input._strides[i] for i in keep) + (s1 + s2,)
+    return _make_view(input, _diagonal_op, shape, strides, base,
+                      params={"offset": offset, "dim1": d1, "dim2": d2})

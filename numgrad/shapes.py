@@ -1,0 +1,245 @@
+"""Pure shape and stride arithmetic: broadcasting, view strides, dim normalisation, size parsing."""
+from __future__ import annotations
+
+import operator
+from typing import Sequence
+
+
+class Size(tuple):
+    """The shape of a tensor: a tuple of ints, printed as ``numgrad.Size([2, 3])``."""
+
+    def __repr__(self):
+        return f"numgrad.Size([{', '.join(str(s) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+
+def prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _as_index(v, what="size") -> int:
+    if isinstance(v, bool):
+        raise TypeError(f"{what} must be a sequence of ints, not bool")
+    try:
+        return operator.index(v)
+    except TypeError:
+        if hasattr(v, "item") and getattr(v, "numel", lambda: 0)() == 1 and not v.dtype.is_floating_point:
+            return int(v.item())
+        raise TypeError(f"{what} must be tuple of ints, but found element of type "
+                        f"{type(v).__name__}") from None
+
+
+def parse_size(args: Sequence, name: str = "size") -> tuple:
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(Size)``; reject negative sizes."""
+    if len(args) == 1 and not isinstance(args[0], int) and hasattr(args[0], "__iter__") \
+            and not hasattr(args[0], "dtype"):
+        args = tuple(args[0])
+    shape = tuple(_as_index(a, name) for a in args)
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
+    return shape
+
+
+def contiguous_strides(shape) -> tuple:
+    strides = []
+    acc = 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape, strides) -> bool:
+    expected = 1
+    for s, st in zip(reversed(shape), reversed(strides)):
+        if s == 1:
+            continue
+        if s == 0:
+            return True
+        if st != expected:
+            return False
+        expected *= s
+    return True
+
+
+def is_non_overlapping_and_dense(shape, strides) -> bool:
+    """True when the elements fill a block of memory exactly once, in some dim order."""
+    dims = sorted((st, s) for s, st in zip(shape, strides) if s != 1)
+    expected = 1
+    for st, s in dims:
+        if s == 0:
+            return True
+        if st != expected:
+            return False
+        expected *= s
+    return True
+
+
+def normalize_dim(dim, ndim: int) -> int:
+    """Wrap a negative dim; IndexError (PyTorch's message) when out of range."""
+    dim = _as_index(dim, "dim")
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim % max(ndim, 1)
+
+
+def normalize_dims(dims, ndim: int) -> tuple:
+    """A dim, a tuple of dims or None (all dims), as a sorted tuple of distinct non-negative dims."""
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, (list, tuple)):
+        out = [normalize_dim(d, ndim) for d in dims]
+        if len(set(out)) != len(out):
+            for d in out:
+                if out.count(d) > 1:
+                    raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        if ndim == 0:
+            return ()
+        return tuple(sorted(out))
+    d = normalize_dim(dims, ndim)
+    return () if ndim == 0 else (d,)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The common shape of several shapes under NumPy/PyTorch broadcasting rules."""
+    if len(shapes) == 1:
+        return tuple(shapes[0])
+    ndim = max(len(s) for s in shapes)
+    out = [1] * ndim
+    for k, shape in enumerate(shapes):
+        offset = ndim - len(shape)
+        for i, s in enumerate(shape):
+            j = offset + i
+            if out[j] == s or s == 1:
+                continue
+            if out[j] == 1:
+                out[j] = s
+                continue
+            # Name the first operand that disagrees, as PyTorch does.
+            for other in shapes[:k]:
+                oi = len(other) - ndim + j
+                if oi >= 0 and other[oi] != 1:
+                    raise RuntimeError(
+                        f"The size of tensor a ({other[oi]}) must match the size of tensor b ({s}) "
+                        f"at non-singleton dimension {i}")
+            raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape")
+    return tuple(out)
+
+
+def broadcast_strides(shape, strides, target) -> tuple:
+    """Strides that present a tensor of ``shape`` as ``target`` (0 along broadcast dims)."""
+    nd = len(target)
+    pad = nd - len(shape)
+    out = [0] * nd
+    for i, (s, st) in enumerate(zip(shape, strides)):
+        out[pad + i] = 0 if (s == 1 and target[pad + i] != 1) else st
+    return tuple(out)
+
+
+def expand_strides(shape, strides, sizes) -> tuple:
+    """Strides for ``expand(sizes)``: -1 keeps a size; new or size-1 dims get stride 0."""
+    nd = len(sizes)
+    if nd < len(shape):
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+            "the number of sizes provided ({}) must be greater or equal to the number of dimensions in the "
+            "tensor ({})".format(nd, len(shape)))
+    pad = nd - len(shape)
+    new_shape, new_strides = [], []
+    for i, want in enumerate(sizes):
+        if i < pad:
+            if want < 0:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({want}) isn't allowed in a leading, non-existing dimension {i}")
+            new_shape.append(want)
+            new_strides.append(0)
+            continue
+        s, st = shape[i - pad], strides[i - pad]
+        if want == -1:
+            want = s
+        if s == want:
+            new_shape.append(s)
+            new_strides.append(st)
+        elif s == 1:
+            if want < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {want}: {list(sizes)}")
+            new_shape.append(want)
+            new_strides.append(0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({s}) at non-singleton "
+                f"dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  Tensor sizes: "
+                f"[{', '.join(map(str, shape))}]")
+    return tuple(new_shape), tuple(new_strides)
+
+
+def infer_size(shape, numel: int) -> tuple:
+    """Resolve one -1 in a requested shape; RuntimeError when the element count cannot match."""
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = prod(s for s in shape if s != -1)
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def view_strides(shape, strides, new_shape):
+    """Strides that reinterpret (shape, strides) as new_shape without copying, or None if impossible.
+
+    Old dims are grouped into chunks that are contiguous with each other; a view may split or
+    merge dims within a chunk but never across chunk boundaries.
+    """
+    if len(shape) == 0 or prod(shape) == 0:
+        return contiguous_strides(new_shape)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base = strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * chunk_base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk_base = strides[d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)

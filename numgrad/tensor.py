@@ -1,0 +1,360 @@
+"""Tensor: a strided view (shape, strides, offset) over a Storage, with Python protocols.
+
+Arithmetic methods are thin forwards to the functions in ``numgrad.ops``; they are attached
+in ``numgrad/ops/methods.py`` so that each op has one home.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes, shapes
+from .devices import CPU, as_device
+from .shapes import Size
+from .storage import Storage
+
+
+class Tensor:
+    """An n-dimensional array with autograd support.
+
+    ``numgrad.Tensor(2, 3)`` makes an uninitialised float tensor and ``numgrad.Tensor([1, 2])``
+    copies data into a float tensor, as PyTorch's legacy constructor does; prefer
+    :func:`numgrad.tensor` and the factories.
+    """
+
+    __slots__ = ("_storage", "_shape", "_strides", "_offset", "dtype", "requires_grad", "grad",
+                 "grad_fn", "_output_nr", "_base", "_retains_grad", "_hooks", "_fw_tangent",
+                 "_version_base", "__weakref__", "__dict__")
+
+    def __new__(cls, *args, device=None):
+        from .creation import _legacy_tensor
+        return _legacy_tensor(cls, args, device)
+
+    def __init__(self, *args, device=None):
+        pass
+
+    # ------------------------------------------------------------------ construction (internal)
+    @classmethod
+    def _make(cls, storage: Storage, shape: tuple, strides: tuple, offset: int = 0,
+              dtype=None) -> "Tensor":
+        t = object.__new__(cls)
+        t._storage = storage
+        t._shape = shape
+        t._strides = strides
+        t._offset = offset
+        t.dtype = dtype if dtype is not None else dtypes.from_numpy(storage.data.dtype)
+        t.requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        t._output_nr = 0
+        t._base = None
+        t._retains_grad = False
+        t._hooks = None
+        t._fw_tangent = None
+        return t
+
+    @classmethod
+    def _empty(cls, shape, dtype, device=CPU) -> "Tensor":
+        shape = tuple(shape)
+        return cls._make(Storage.empty(shapes.prod(shape), dtype, device), shape,
+                         shapes.contiguous_strides(shape), 0, dtype)
+
+    @classmethod
+    def _empty_like_inputs(cls, shape, dtype, device, inputs) -> "Tensor":
+        """A result tensor that follows its inputs' memory layout when they all share one dense
+        layout (so ``a.t() + b.t()`` stays transposed and runs as one flat loop)."""
+        shape = tuple(shape)
+        layout = None
+        for x in inputs:
+            if x._shape != shape:
+                continue
+            if layout is None:
+                layout = x._strides
+            elif x._strides != layout:
+                layout = None
+                break
+        if layout is not None and not shapes.is_contiguous(shape, layout) \
+                and shapes.is_non_overlapping_and_dense(shape, layout):
+            order = sorted(range(len(shape)), key=lambda d: -layout[d])
+            strides = [0] * len(shape)
+            acc = 1
+            for d in reversed(order):
+                strides[d] = acc
+                acc *= max(shape[d], 1)
+            return cls._make(Storage.empty(shapes.prod(shape), dtype, device or CPU), shape,
+                             tuple(strides), 0, dtype)
+        return cls._make(Storage.empty(shapes.prod(shape), dtype, device or CPU), shape,
+                         shapes.contiguous_strides(shape), 0, dtype)
+
+    @classmethod
+    def _from_numpy_array(cls, arr: np.ndarray, device=CPU) -> "Tensor":
+        """A tensor sharing ``arr``'s memory (arr must be writable or a fresh copy)."""
+        d = dtypes.from_numpy(arr.dtype)
+        item = arr.itemsize
+        if any(s % item for s in arr.strides) or any(s < 0 for s in arr.strides):
+            arr = np.ascontiguousarray(arr)
+        if arr.size == 0:
+            return cls._empty(arr.shape, d, device)
+        # Find the flat buffer that arr lives in: walk to the owning base array.
+        base = arr
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        if base.flags.c_contiguous and base.dtype == arr.dtype:
+            flat = base.reshape(-1)
+            offset = (arr.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+        else:
+            lo = min(0, *(s * (n - 1) for s, n in zip(arr.strides, arr.shape))) if arr.ndim else 0
+            if lo < 0:
+                arr = np.ascontiguousarray(arr)
+            extent = 1 + sum((n - 1) * s for n, s in zip(arr.shape, arr.strides)) // item if arr.ndim else 1
+            flat = np.lib.stride_tricks.as_strided(arr, shape=(extent,), strides=(item,)) \
+                if arr.ndim else arr.reshape(1)
+            offset = 0
+        strides = tuple(s // item for s in arr.strides)
+        return cls._make(Storage(flat, CPU), tuple(arr.shape), strides, offset, d)
+
+    def _np_view(self) -> np.ndarray:
+        """A NumPy array aliasing this tensor's memory (CPU only)."""
+        data = self._storage.data
+        item = data.itemsize
+        return np.ndarray(self._shape, dtype=data.dtype, buffer=data, offset=self._offset * item,
+                          strides=tuple(s * item for s in self._strides))
+
+    def _view(self, shape, strides, offset=None) -> "Tensor":
+        t = Tensor._make(self._storage, tuple(shape), tuple(strides),
+                         self._offset if offset is None else offset, self.dtype)
+        return t
+
+    def _bump_version(self):
+        self._storage.version += 1
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim=None):
+        """The shape as ``numgrad.Size``, or the size of one dim."""
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[shapes.normalize_dim(dim, len(self._shape))]
+
+    def stride(self, dim=None):
+        """Strides in elements, or the stride of one dim."""
+        if dim is None:
+            return tuple(self._strides)
+        return self._strides[shapes.normalize_dim(dim, len(self._shape))]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    def untyped_storage(self) -> Storage:
+        return self._storage
+
+    def data_ptr(self) -> int:
+        data = self._storage.data
+        if self.device.type == "cpu":
+            return data.__array_interface__["data"][0] + self._offset * data.itemsize
+        return data.__cuda_array_interface__["data"][0] + self._offset * data.dtype.itemsize
+
+    @property
+    def device(self):
+        return self._storage.device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._storage.device.type == "cuda"
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return shapes.prod(self._shape)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return shapes.is_contiguous(self._shape, self._strides)
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def _version(self) -> int:
+        return self._storage.version
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self.dtype.itemsize
+
+    # ------------------------------------------------------------------ conversion
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A NumPy array sharing this tensor's memory."""
+        if self.device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
+                "tensor to host memory first.")
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._np_view()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.detach().cpu()._np_view()
+        if dtype is not None:
+            arr = arr.astype(dtype, copy=False)
+        return arr
+
+    def tolist(self):
+        """The data as (nested) Python lists of Python numbers."""
+        return self.detach().cpu()._np_view().tolist()
+
+    def item(self):
+        """The value of a one-element tensor as a Python number."""
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self.detach().cpu()._np_view().reshape(()).item()
+
+    def _scalar_check(self, what):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar") if what != "bool" \
+                else RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return self.item()
+
+    def __bool__(self):
+        return bool(self._scalar_check("bool"))
+
+    def __int__(self):
+        return int(self._scalar_check("int"))
+
+    def __float__(self):
+        return float(self._scalar_check("float"))
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self, *, tensor_contents=None):
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError("numgrad tensors are not picklable; use numgrad.save")
+
+    def __deepcopy__(self, memo):
+        out = self.detach().clone()
+        out.requires_grad = self.requires_grad
+        if self.grad is not None:
+            out.grad = self.grad.clone()
+        memo[id(self)] = out
+        return out
+
+    # ------------------------------------------------------------------ indexing
+    def __getitem__(self, index):
+        from .ops.indexing import getitem
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        from .ops.indexing import setitem
+        setitem(self, index, value)
+
+    # ------------------------------------------------------------------ autograd surface
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Computes the gradient of this tensor w.r.t. graph leaves, accumulating into ``.grad``."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    @property
+    def data(self) -> "Tensor":
+        """A view of the same memory outside the graph; assigning to it replaces the values."""
+        return self._view(self._shape, self._strides)
+
+    @data.setter
+    def data(self, value: "Tensor"):
+        self._storage = value._storage
+        self._shape = value._shape
+        self._strides = value._strides
+        self._offset = value._offset
+        self.dtype = value.dtype
+
+    def retain_grad(self):
+        """Makes this non-leaf tensor keep its ``.grad`` after backward."""
+        import weakref
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        node = self.grad_fn
+        if node._retained is None:
+            node._retained = {}
+        node._retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """Registers ``hook(grad)`` to run when this tensor's gradient is computed; it may return
+        a replacement. Returns a handle whose ``remove()`` unregisters it."""
+        from .autograd.tape import _Handle, grad_accumulator
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node = self.grad_fn if self.grad_fn is not None else grad_accumulator(self)
+        if self.grad_fn is None:
+            # keep the accumulator alive as long as the leaf
+            self.__dict__["_accumulator_strong"] = node
+        if node._tensor_hooks is None:
+            node._tensor_hooks = {}
+        table = node._tensor_hooks.setdefault(self._output_nr, {})
+        return _Handle(table, hook)
+
+    @property
+    def T(self) -> "Tensor":
+        return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self) -> "Tensor":
+        return self.transpose(-2, -1)
