@@ -13,14 +13,32 @@ from .tensor import Tensor
 from .ops import elementwise as _elementwise_decls  # noqa: F401  (declares the ops)
 from .ops.functional_elementwise import *  # noqa: F401,F403
 from .ops.reductions import *  # noqa: F401,F403
+from .ops.statistics import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
 from .ops.copying import clone
+from .ops.linalg import *  # noqa: F401,F403
+from .ops.einsum import einsum
+from .ops.matrix_functions import *  # noqa: F401,F403
+from .ops.advanced import *  # noqa: F401,F403
+from .ops.gather import *  # noqa: F401,F403
+from .ops.movement import *  # noqa: F401,F403
+from .ops.sorting import *  # noqa: F401,F403
 from .ops import methods as _methods  # noqa: F401  (binds Tensor methods)
 from .creation import *  # noqa: F401,F403
+from .printing import set_printoptions, get_printoptions, printoptions
+from . import random
+from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
+                     default_generator, rand, randn, randint, randperm, normal, bernoulli, rand_like,
+                     randn_like, randint_like)
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
     is_inference_mode_enabled
 from . import cuda
+from . import linalg
+from . import func
+from .ops.nn import softmax, log_softmax
+from .serialization import save, load
+from . import nn, optim
 
 FloatTensor = DoubleTensor = LongTensor = IntTensor = BoolTensor = ByteTensor = None
 

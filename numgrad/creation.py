@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from . import dtypes, shapes
-from .devices import CPU, as_device
+from .devices import as_device, require_cuda
 from .tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "zeros", "ones", "full", "eye",
@@ -15,58 +15,93 @@ __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "zeros", "on
            "scalar_tensor", "empty_strided"]
 
 
-def _infer_dtype(data) -> dtypes.dtype:
-    """PyTorch's inference: bool, then int64, then the default float for Python data."""
-    cat = -1
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Tensor):
-            return item.dtype
-        if isinstance(item, np.ndarray):
-            return dtypes.from_numpy(item.dtype) if item.dtype != np.float64 or True else None
-        if isinstance(item, (list, tuple)):
-            stack.extend(item)
-            continue
-        if isinstance(item, (bool, np.bool_)):
-            cat = max(cat, 0)
-        elif isinstance(item, (numbers.Integral,)):
-            cat = max(cat, 1)
-        elif isinstance(item, numbers.Real):
-            cat = max(cat, 2)
-        elif isinstance(item, np.generic):
-            return dtypes.from_numpy(item.dtype)
+def _scalar_dtype(x) -> dtypes.dtype:
+    """The dtype PyTorch infers for one Python or NumPy number."""
+    if isinstance(x, (bool, np.bool_)):
+        return dtypes.bool
+    if isinstance(x, np.generic):
+        return dtypes.from_numpy(x.dtype)
+    if isinstance(x, numbers.Integral):
+        return dtypes.int64
+    if isinstance(x, numbers.Real):
+        return dtypes.get_default_dtype()
+    if x is None or isinstance(x, numbers.Number):
+        raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
+    raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+
+
+def _leading_shape(data) -> list:
+    shape = []
+    x = data
+    while True:
+        if isinstance(x, (Tensor, np.ndarray)):
+            return shape + list(x.shape)
+        if not isinstance(x, (list, tuple)):
+            return shape
+        shape.append(len(x))
+        if not x:
+            return shape
+        x = x[0]
+
+
+def _scan(data):
+    """The shape and inferred dtype of nested data, checking that it is rectangular.
+
+    The dtype promotes over every element: Python bools, ints and floats count as bool, int64
+    and the default float; NumPy values and tensors bring their own dtype."""
+    shape = _leading_shape(data)
+    found = [None]
+
+    def take(d):
+        found[0] = d if found[0] is None else dtypes.promote_types(found[0], d)
+
+    def visit(x, dim):
+        if isinstance(x, (Tensor, np.ndarray)):
+            if tuple(x.shape) != tuple(shape[dim:]):
+                raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {x.shape[0] if x.ndim else 0})")
+            take(x.dtype if isinstance(x, Tensor) else dtypes.from_numpy(x.dtype))
+        elif dim == len(shape):
+            if isinstance(x, (list, tuple)):
+                raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as a number")
+            take(_scalar_dtype(x))
+        elif not isinstance(x, (list, tuple)):
+            raise TypeError("not a sequence")
+        elif len(x) != shape[dim]:
+            raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {len(x)})")
         else:
-            raise TypeError(f"Could not infer dtype of {type(item).__name__}")
-    return {-1: dtypes.get_default_dtype(), 0: dtypes.bool, 1: dtypes.int64}.get(cat, dtypes.get_default_dtype())
+            for y in x:
+                visit(y, dim + 1)
+
+    visit(data, 0)
+    return tuple(shape), found[0] or dtypes.get_default_dtype()
 
 
-def _to_numpy_data(data, dtype):
-    if isinstance(data, Tensor):
-        return data.detach().cpu()._np_view()
-    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-        data = [_to_numpy_data(x, dtype) for x in data]
-    try:
-        arr = np.array(data, dtype=dtype.numpy)
-    except (ValueError, TypeError) as e:
-        if isinstance(data, (list, tuple)):
-            raise ValueError(f"expected sequence of equal-length lists: {e}") from None
-        raise TypeError(f"can't convert {type(data).__name__} to a tensor") from None
-    if arr.dtype == object:
-        raise ValueError("too many dimensions or ragged nested sequence")
-    return arr
+def _host(x):
+    """Replace tensors inside nested data by NumPy views of their values."""
+    if isinstance(x, Tensor):
+        return x.detach().cpu()._np_view()
+    if isinstance(x, (list, tuple)) and any(isinstance(y, (Tensor, list, tuple)) for y in x):
+        return [_host(y) for y in x]
+    return x
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """tensor(data, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
     Constructs a tensor by copying ``data`` (a number, nested lists/tuples, a NumPy array or a
-    tensor). The dtype is inferred as PyTorch does: bool, int64 or the default float."""
-    d = dtypes.as_dtype(dtype) if dtype is not None else _infer_dtype(data)
-    arr = np.array(_to_numpy_data(data, d), dtype=d.numpy, copy=True, order="C")
-    t = Tensor._from_numpy_array(arr)
+    tensor). The dtype is inferred as PyTorch does: bool, int64 or the default float, promoted
+    over all elements; NumPy arrays and tensors keep theirs."""
+    if isinstance(data, Tensor):
+        from .ops.copying import clone, to
+        src = data.detach()
+        t = clone(to(src, dtypes.as_dtype(dtype))) if dtype is not None else clone(src)
+    else:
+        shape, inferred = _scan(data)
+        d = dtypes.as_dtype(dtype) if dtype is not None else inferred
+        arr = np.array(_host(data), dtype=d.numpy, copy=True, order="C").reshape(shape)
+        t = Tensor._from_numpy_array(arr)
     dev = as_device(device)
-    if dev.type != "cpu":
+    if dev != t.device:
         t = t.to(dev)
     if requires_grad:
         t.requires_grad_(True)
@@ -83,8 +118,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
             t = t.to(device=device, dtype=dtype)
         return t
     if hasattr(data, "__cuda_array_interface__"):
-        from .backends import cuda
-        return cuda.from_cuda_array(data)
+        return require_cuda().from_cuda_array(data)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -104,66 +138,86 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return Tensor._from_numpy_array(ndarray)
 
 
-def _factory(shape_args, dtype, device, requires_grad, fill):
-    shape = shapes.parse_size(shape_args)
-    d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
-    dev = as_device(device)
-    t = Tensor._empty(shape, d, dev)
-    if fill is not None:
-        t._fill_raw(fill)
+def _finish(t: Tensor, requires_grad: bool, out) -> Tensor:
+    """Apply ``requires_grad`` or copy into ``out`` (resized to fit) as factories do."""
+    if out is not None:
+        if tuple(out.shape) != tuple(t.shape):
+            out.resize_(t.shape)
+        out.copy_(t)
+        return out
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
+def _factory(name, shape_args, dtype, device, requires_grad, fill, out=None):
+    shape = shapes.parse_size(shape_args, name)
+    d = dtypes.as_dtype(dtype) if dtype is not None else \
+        (out.dtype if out is not None else dtypes.get_default_dtype())
+    t = Tensor._empty(shape, d, as_device(device) if device is not None or out is None else out.device)
+    if fill is not None:
+        t._fill_raw(fill)
+    return _finish(t, requires_grad, out)
+
+
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None, pin_memory=False):
-    """empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor: uninitialised data."""
-    return _factory(size, dtype, device, requires_grad, None)
+    """empty(*size, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A tensor of the given size whose values are uninitialised."""
+    return _factory("empty", size, dtype, device, requires_grad, None, out)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    """zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor filled with 0."""
-    return _factory(size, dtype, device, requires_grad, 0)
+    """zeros(*size, *, dtype=None, device=None, requires_grad=False) -> Tensor filled with 0."""
+    return _factory("zeros", size, dtype, device, requires_grad, 0, out)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    """ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor filled with 1."""
-    return _factory(size, dtype, device, requires_grad, 1)
+    """ones(*size, *, dtype=None, device=None, requires_grad=False) -> Tensor filled with 1."""
+    return _factory("ones", size, dtype, device, requires_grad, 1, out)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
-    """full(size, fill_value, *, dtype=None, ...) -> Tensor; dtype inferred from fill_value."""
-    if dtype is None:
-        dtype = _infer_dtype(fill_value.item() if isinstance(fill_value, Tensor) else fill_value)
+    """full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    The dtype follows ``fill_value`` when not given: bool, int64 or the default float."""
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _factory((size,) if isinstance(size, int) else tuple(size), dtype, device, requires_grad, fill_value)
+    if dtype is None and out is None:
+        dtype = _scalar_dtype(fill_value)
+    size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
+    return _factory("full", size, dtype, device, requires_grad, fill_value, out)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
-    """An uninitialised tensor with explicit strides."""
-    size, stride = tuple(size), tuple(stride)
+    """An uninitialised tensor with explicit sizes and strides (in elements)."""
+    size, stride = shapes.parse_size((size,), "empty_strided"), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
     d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     from .storage import Storage
     span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if shapes.prod(size) else 0
     t = Tensor._make(Storage.empty(span, d, as_device(device)), size, stride, 0, d)
-    t.requires_grad = requires_grad
-    return t
+    return _finish(t, requires_grad, None)
 
 
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A 0-d tensor holding ``s`` (of the default float dtype unless ``dtype`` is given)."""
     return full((), s, dtype=dtype or dtypes.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
-    """eye(n, m=None, *, dtype=None, ...) -> Tensor: a 2-D identity (ones on the diagonal)."""
-    if n < 0 or (m is not None and m < 0):
-        raise RuntimeError(f"n must be greater or equal to 0, got {n if n < 0 else m}")
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    """eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    A 2-D tensor with ones on the diagonal and zeros elsewhere."""
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m is not None and m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     m = n if m is None else m
     t = zeros(n, m, dtype=dtype, device=device)
     t.diagonal()._fill_raw(1)
-    t.requires_grad = requires_grad
-    return t
+    return _finish(t, requires_grad, out)
 
 
 def _like(input, dtype, device):
@@ -171,69 +225,93 @@ def _like(input, dtype, device):
             as_device(device) if device is not None else input.device)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """An uninitialised tensor with ``input``'s shape, dtype and device."""
     d, dev = _like(input, dtype, device)
     return empty(input.shape, dtype=d, device=dev, requires_grad=requires_grad)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """A tensor of zeros with input's shape, dtype and device."""
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """A tensor of zeros with ``input``'s shape, dtype and device."""
     d, dev = _like(input, dtype, device)
     return zeros(input.shape, dtype=d, device=dev, requires_grad=requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """A tensor of ones with input's shape, dtype and device."""
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """A tensor of ones with ``input``'s shape, dtype and device."""
     d, dev = _like(input, dtype, device)
     return ones(input.shape, dtype=d, device=dev, requires_grad=requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """A tensor filled with ``fill_value`` with ``input``'s shape, dtype and device."""
     d, dev = _like(input, dtype, device)
     return full(input.shape, fill_value, dtype=d, device=dev, requires_grad=requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
-    """arange(start=0, end, step=1, *, dtype=None, ...) -> Tensor: values in [start, end)."""
+def _number(v):
+    return v.item() if isinstance(v, Tensor) else v
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    """arange(start=0, end, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    Values from ``start`` to ``end`` (excluded) in steps of ``step``. The dtype is int64 when all
+    three are integers, else the default float."""
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    start, end, step = vals
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if (end - start) / step < 0 and end != start:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    start, end, step = _number(start), _number(end), _number(step)
     if dtype is None:
-        dtype = dtypes.int64 if all(isinstance(v, numbers.Integral) for v in vals) \
+        dtype = dtypes.int64 if all(isinstance(v, numbers.Integral) for v in (start, end, step)) \
             else dtypes.get_default_dtype()
     d = dtypes.as_dtype(dtype)
-    n = max(0, math.ceil((end - start) / step))
-    t = empty(n, dtype=d, device=device)
-    t._fill_affine(start, step)
-    t.requires_grad = requires_grad
-    return t
+    if d is dtypes.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not d.is_floating_point:
+        # An integer arange takes its bounds and step in the integer type first, as PyTorch does.
+        start, end, step = int(start), int(end), int(step)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if all(isinstance(v, numbers.Integral) for v in (start, end, step)):
+        n = -((start - end) // step)
+    else:
+        n = math.ceil((end - start) / step)
+    t = empty(max(n, 0), dtype=d, device=device)
+    if n > 0:
+        t._fill_affine(start, step)
+    return _finish(t, requires_grad, out)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
-    """linspace(start, end, steps, ...) -> Tensor: ``steps`` evenly spaced values from start to end."""
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    """linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor
+
+    ``steps`` evenly spaced values from ``start`` to ``end``, both included."""
+    start, end = _number(start), _number(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     t = empty(steps, dtype=d, device=device)
-    if steps:
-        step = (end - start) / (steps - 1) if steps > 1 else 0.0
-        t._fill_linspace(start, end, step)
-    t.requires_grad = requires_grad
-    return t
+    if steps == 1:
+        t._fill_raw(start)
+    elif steps > 1:
+        t._fill_linspace(start, end, (end - start) / (steps - 1))
+    return _finish(t, requires_grad, out)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None):
-    """logspace(start, end, steps, base=10.0, ...) -> Tensor: base ** linspace(start, end, steps)."""
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+    """logspace(start, end, steps, base=10.0, *, dtype=None, ...) -> Tensor
+
+    ``base ** linspace(start, end, steps)``."""
     d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     exps = linspace(start, end, steps, dtype=dtypes.float64, device=device)
-    t = (base ** exps).to(d)
-    t.requires_grad = requires_grad
-    return t
+    from .ops.copying import to
+    t = to(float(base) ** exps, d)
+    return _finish(t, requires_grad, out)
 
 
 def _legacy_tensor(cls, args, device):
@@ -242,4 +320,4 @@ def _legacy_tensor(cls, args, device):
         if isinstance(args[0], Tensor):
             return args[0]
         return tensor(args[0], dtype=dtypes.get_default_dtype(), device=device)
-    return empty(*args, dtype=dtypes.get_default_dtype(), device=device)
+    return empty(*(args or (0,)), dtype=dtypes.get_default_dtype(), device=device)

@@ -50,15 +50,23 @@ def _as_index(v, what="size") -> int:
 
 
 def parse_size(args: Sequence, name: str = "size") -> tuple:
-    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(Size)``; reject negative sizes."""
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(Size)``; reject negative sizes.
+
+    ``name`` is the calling function, for PyTorch's error messages."""
     if len(args) == 1 and not isinstance(args[0], int) and hasattr(args[0], "__iter__") \
             and not hasattr(args[0], "dtype"):
         args = tuple(args[0])
-    shape = tuple(_as_index(a, name) for a in args)
+    shape = []
+    for pos, a in enumerate(args):
+        try:
+            shape.append(_as_index(a))
+        except TypeError:
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, but found element "
+                            f"of type {type(a).__name__} at pos {pos}") from None
     for s in shape:
         if s < 0:
-            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(shape)}")
-    return shape
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {shape}")
+    return tuple(shape)
 
 
 def contiguous_strides(shape) -> tuple:
@@ -123,28 +131,29 @@ def normalize_dims(dims, ndim: int) -> tuple:
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    """The common shape of several shapes under NumPy/PyTorch broadcasting rules."""
-    if len(shapes) == 1:
-        return tuple(shapes[0])
-    ndim = max(len(s) for s in shapes)
+    """The common shape of several shapes under NumPy/PyTorch broadcasting rules.
+
+    Shapes are combined left to right, each pair from the last dim backwards, so a mismatch
+    names the same sizes and output dim as PyTorch's message does."""
+    out = tuple(shapes[0]) if shapes else ()
+    for shape in shapes[1:]:
+        out = _broadcast_pair(out, tuple(shape))
+    return out
+
+
+def _broadcast_pair(a: tuple, b: tuple) -> tuple:
+    if a == b:
+        return a
+    ndim = max(len(a), len(b))
     out = [1] * ndim
-    for k, shape in enumerate(shapes):
-        offset = ndim - len(shape)
-        for i, s in enumerate(shape):
-            j = offset + i
-            if out[j] == s or s == 1:
-                continue
-            if out[j] == 1:
-                out[j] = s
-                continue
-            # Name the first operand that disagrees, as PyTorch does.
-            for other in shapes[:k]:
-                oi = len(other) - ndim + j
-                if oi >= 0 and other[oi] != 1:
-                    raise RuntimeError(
-                        f"The size of tensor a ({other[oi]}) must match the size of tensor b ({s}) "
-                        f"at non-singleton dimension {i}")
-            raise RuntimeError(f"shape mismatch: objects cannot be broadcast to a single shape")
+    for i in range(ndim - 1, -1, -1):
+        off = ndim - 1 - i
+        sa = a[len(a) - 1 - off] if off < len(a) else 1
+        sb = b[len(b) - 1 - off] if off < len(b) else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) "
+                               f"at non-singleton dimension {i}")
+        out[i] = sb if sa == 1 else sa
     return tuple(out)
 
 
@@ -158,14 +167,14 @@ def broadcast_strides(shape, strides, target) -> tuple:
     return tuple(out)
 
 
-def expand_strides(shape, strides, sizes) -> tuple:
+def expand_strides(shape, strides, sizes, type_name: str = "Float") -> tuple:
     """Strides for ``expand(sizes)``: -1 keeps a size; new or size-1 dims get stride 0."""
     nd = len(sizes)
     if nd < len(shape):
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
-            "the number of sizes provided ({}) must be greater or equal to the number of dimensions in the "
-            "tensor ({})".format(nd, len(shape)))
+            f"expand(torch.{type_name}Tensor{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+            f"the number of sizes provided ({nd}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(shape)})")
     pad = nd - len(shape)
     new_shape, new_strides = [], []
     for i, want in enumerate(sizes):
@@ -201,12 +210,16 @@ def infer_size(shape, numel: int) -> tuple:
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
+    for i, s in enumerate(shape):
         if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, shape))}]")
     known = prod(s for s in shape if s != -1)
     if neg:
-        if known == 0 or numel % known:
+        if known == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape [{', '.join(map(str, shape))}] because the "
+                f"unspecified dimension size -1 can be any value and is ambiguous")
+        if numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
         shape[neg[0]] = numel // known
     elif known != numel:

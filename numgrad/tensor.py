@@ -321,16 +321,8 @@ class Tensor:
 
     def retain_grad(self):
         """Makes this non-leaf tensor keep its ``.grad`` after backward."""
-        import weakref
-        if not self.requires_grad:
-            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.grad_fn is None or self._retains_grad:
-            return
-        node = self.grad_fn
-        if node._retained is None:
-            node._retained = {}
-        node._retained[self._output_nr] = weakref.ref(self)
-        self._retains_grad = True
+        from .autograd.tape import retain_grad
+        retain_grad(self)
 
     @property
     def retains_grad(self) -> bool:
@@ -339,17 +331,13 @@ class Tensor:
     def register_hook(self, hook):
         """Registers ``hook(grad)`` to run when this tensor's gradient is computed; it may return
         a replacement. Returns a handle whose ``remove()`` unregisters it."""
-        from .autograd.tape import _Handle, grad_accumulator
-        if not self.requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        node = self.grad_fn if self.grad_fn is not None else grad_accumulator(self)
-        if self.grad_fn is None:
-            # keep the accumulator alive as long as the leaf
-            self.__dict__["_accumulator_strong"] = node
-        if node._tensor_hooks is None:
-            node._tensor_hooks = {}
-        table = node._tensor_hooks.setdefault(self._output_nr, {})
-        return _Handle(table, hook)
+        from .autograd.tape import register_hook
+        return register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Registers ``hook(tensor)`` to run after a gradient is accumulated into this leaf."""
+        from .autograd.tape import register_post_accumulate_grad_hook
+        return register_post_accumulate_grad_hook(self, hook)
 
     @property
     def T(self) -> "Tensor":

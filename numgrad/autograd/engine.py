@@ -1,7 +1,16 @@
-"""The public entry points of reverse mode: backward and grad."""
+"""The backward engine and the public entry points of reverse mode: backward and grad.
+
+The engine replays the nodes reachable from the roots in decreasing tape position: a node's
+consumers were all recorded after it, so by the time it runs every cotangent it will receive
+has arrived. It is a loop over a heap, never a recursion, so graph depth is unbounded.
+"""
 from __future__ import annotations
 
-from . import tape
+import heapq
+
+from . import grad_mode
+from . import profiler as _profiler
+from .tape import AccumulateGrad, edge
 
 
 def _as_tuple(x):
@@ -13,38 +22,58 @@ def _as_tuple(x):
 
 
 def _make_grads(outputs, grad_outputs):
-    from ..creation import ones_like
+    from ..creation import full_like, ones_like
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
-            if out.numel() != 1:
+            if out.requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not out.dtype.is_floating_point:
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
-                                   f"{out.dtype}")
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
+                                   f"{_dtype_name(out.dtype)}")
             g = ones_like(out)
         elif not hasattr(g, "_storage"):
-            from ..creation import full_like
             g = full_like(out, g)
-        elif tuple(g.shape) != tuple(out.shape):
+        elif g._shape != out._shape:
             raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a shape "
-                f"of {out.shape}.")
+                f"Mismatch in shape: grad_output[{i}] has a shape of {_size(g)} and output[{i}] has a "
+                f"shape of {_size(out)}.")
         grads.append(g)
     return grads
 
 
-def _check_roots(outputs):
+def _size(t) -> str:
+    return f"torch.Size([{', '.join(map(str, t._shape))}])"
+
+
+def _dtype_name(d) -> str:
+    return f"torch.{d.name}"
+
+
+def _check_roots(outputs, grads):
     for i, out in enumerate(outputs):
+        if not hasattr(out, "_storage"):
+            raise TypeError(f"backward() expects Tensors, but got {type(out).__name__}")
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
+                           if not grads else
+                           f"Mismatch in length: got {len(grads)} gradients for {len(outputs)} outputs")
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
-    """Accumulates gradients of ``tensors`` into the ``.grad`` of the leaves they depend on."""
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Computes the sum of gradients of ``tensors`` w.r.t. graph leaves, into their ``.grad``.
+
+    ``grad_tensors`` weighs each non-scalar tensor (the vector in a vector-Jacobian product);
+    with ``inputs``, only those tensors' ``.grad`` are accumulated.
+    """
+    if grad_variables is not None:
+        grad_tensors = grad_variables
     outputs = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors) or (None,) * len(outputs)
-    _check_roots(outputs)
+    _check_roots(outputs, grads)
     grads = _make_grads(outputs, grads)
     if retain_graph is None:
         retain_graph = create_graph
@@ -52,43 +81,55 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         inputs = _as_tuple(inputs)
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        result = grad(outputs, inputs, grads, retain_graph=retain_graph, create_graph=create_graph,
-                      allow_unused=True, materialize_grads=False)
-        for x, g in zip(inputs, result):
-            if g is None:
-                continue
-            if x.grad is None:
-                x.grad = g if create_graph else g.detach().clone()
-            else:
-                x.grad = x.grad + g if create_graph else x.grad.add_(g.detach())
+        keys = [edge(x) for x in inputs]
+        for x, key in zip(inputs, keys):
+            if key[0] is None:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+        captured = run_backward(outputs, grads, retain_graph, create_graph,
+                                capture={k: True for k in keys}, accumulate=False)
+        for x, key in zip(inputs, keys):
+            g = captured.get(key)
+            if g is not None:
+                _accumulate(x, g, create_graph)
         return
-    tape.run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph)
+    run_backward(outputs, grads, retain_graph, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Returns the gradients of ``outputs`` with respect to ``inputs`` without touching ``.grad``."""
+    """Computes and returns the gradients of ``outputs`` w.r.t. ``inputs`` (``.grad`` untouched).
+
+    ``grad_outputs`` weighs non-scalar outputs; ``allow_unused=True`` returns None for inputs
+    the outputs do not depend on; ``create_graph=True`` records the computation, for higher
+    order derivatives; ``is_grads_batched=True`` treats the first dim of every grad_output as
+    a batch of cotangents.
+    """
     outputs = _as_tuple(outputs)
-    single = not isinstance(inputs, (tuple, list))
     inputs = _as_tuple(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    _check_roots(outputs)
-    for x in inputs:
-        if not x.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _make_grads(outputs, grads)
-    if retain_graph is None:
-        retain_graph = create_graph
-    capture = {}
+    _check_roots(outputs, grads)
     keys = []
     for x in inputs:
-        key = tape.edge(x)
-        capture[key] = True
+        key = edge(x)
+        if key[0] is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
         keys.append(key)
-    captured = tape.run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph,
-                                 capture=capture, accumulate=False)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, grads, keys, create_graph, allow_unused, materialize_grads)
+    grads = _make_grads(outputs, grads)
+    captured = run_backward(outputs, grads, retain_graph, create_graph,
+                            capture={k: True for k in keys}, accumulate=False)
+    return _collect(inputs, keys, captured, create_graph, allow_unused, materialize_grads)
+
+
+def _collect(inputs, keys, captured, create_graph, allow_unused, materialize_grads):
     result = []
     for x, key in zip(inputs, keys):
         g = captured.get(key)
@@ -100,7 +141,239 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             if materialize_grads:
                 from ..creation import zeros_like
                 g = zeros_like(x)
-        elif not create_graph:
+        elif not create_graph and g.requires_grad:
             g = g.detach()
         result.append(g)
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grads, keys, create_graph, allow_unused, materialize_grads):
+    """One backward pass per row of the batched cotangents, results stacked along dim 0."""
+    from ..creation import zeros_like
+    n = None
+    for g in grads:
+        if g is not None:
+            n = g.shape[0]
+    rows = []
+    for b in range(n):
+        gb = [g[b] if g is not None else None for g in grads]
+        gb = _make_grads(outputs, gb)
+        captured = run_backward(outputs, gb, True, create_graph,
+                                capture={k: True for k in keys}, accumulate=False)
+        rows.append(_collect(inputs, keys, captured, create_graph, True, False))
+    result = []
+    for i, x in enumerate(inputs):
+        col = [r[i] for r in rows]
+        if all(c is None for c in col):
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                    "allow_unused=True if this is the desired behavior.")
+            result.append(_stack([zeros_like(x)] * n) if materialize_grads else None)
+        else:
+            result.append(_stack([c if c is not None else zeros_like(x) for c in col]))
+    return tuple(result)
+
+
+def _stack(ts):
+    """Stack along a new dim 0 by writing rows into zeros: differentiable through CopySlices."""
+    from ..creation import zeros
+    out = zeros((len(ts),) + tuple(ts[0].shape), dtype=ts[0].dtype, device=ts[0].device)
+    for i, t in enumerate(ts):
+        out[i] = t
+    return out
+
+
+# -------------------------------------------------------------------- the replay
+
+def _needed(roots, capture):
+    """The nodes from which some captured edge can be reached (only those need to run)."""
+    targets = {node for node, _ in capture}
+    state = {}
+    stack = []
+    for node in roots:
+        if node is not None and node not in state:
+            state[node] = None
+            stack.append((node, iter(node.next_functions)))
+    while stack:
+        node, it = stack[-1]
+        advanced = False
+        for nxt, _ in it:
+            if nxt is not None and nxt not in state:
+                state[nxt] = None
+                stack.append((nxt, iter(nxt.next_functions)))
+                advanced = True
+                break
+        if advanced:
+            continue
+        stack.pop()
+        hit = node in targets
+        if not hit:
+            for nxt, _ in node.next_functions:
+                if nxt is not None and state.get(nxt):
+                    hit = True
+                    break
+        state[node] = hit
+    return {n for n, hit in state.items() if hit}
+
+
+def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None,
+                 accumulate=True):
+    """Replay the tape from ``roots`` with cotangents ``root_grads``.
+
+    With ``capture`` (a collection of ``(node, index)`` edges), the cotangents arriving at those
+    edges are returned in a dict, only the nodes leading to them run, and leaves' ``.grad`` is
+    left alone unless ``accumulate``.
+    """
+    pending = {}
+    heap = []
+    captured = {}
+    push = heapq.heappush
+    pop = heapq.heappop
+
+    root_edges = [edge(t) for t in roots]
+    needed = _needed([e[0] for e in root_edges], capture) if capture is not None else None
+    for (node, idx), g in zip(root_edges, root_grads):
+        if node is None:
+            continue
+        slot = pending.get(node)
+        if slot is None:
+            slot = pending[node] = [None] * len(node._out_meta)
+            push(heap, (-node.position, id(node), node))
+        slot[idx] = g if slot[idx] is None else slot[idx] + g
+
+    prev_mode = grad_mode._state.enabled
+    grad_mode._state.enabled = create_graph
+    try:
+        while heap:
+            node = pop(heap)[2]
+            grads_out = pending.pop(node)
+            extras = node._extras
+            if extras is not None:
+                grads_out = _pre_hooks(node, extras, grads_out, capture is not None and not accumulate)
+            if node.__class__ is AccumulateGrad:
+                g = grads_out[0]
+                leaf = node.variable
+                if leaf._hooks:
+                    g = _leaf_hooks(leaf, g)
+                if capture is not None and (node, 0) in capture:
+                    captured[(node, 0)] = g
+                if accumulate:
+                    _accumulate(leaf, g, create_graph)
+                continue
+            if capture is not None:
+                for i, g in enumerate(grads_out):
+                    if g is not None and (node, i) in capture:
+                        captured[(node, i)] = g
+            if needed is not None and node not in needed:
+                continue
+            if _has_none(grads_out) and getattr(node, "materialize_grads", True):
+                grads_out = [_zeros(m) if g is None else g for g, m in zip(grads_out, node._out_meta)]
+            if _profiler.enabled:
+                grads_in = _profiler.timed(node.name(), node.apply, grads_out, create_graph)
+            else:
+                grads_in = node.apply(grads_out, create_graph)
+            if extras is not None and extras.post:
+                for fn in list(extras.post.values()):
+                    r = fn(tuple(grads_in), tuple(grads_out))
+                    if r is not None:
+                        grads_in = list(r)
+            if not retain_graph:
+                node.release()
+            for (nxt, idx), g, meta in zip(node.next_functions, grads_in, node._input_meta):
+                if nxt is None or g is None:
+                    continue
+                if needed is not None and nxt not in needed:
+                    continue
+                if g._shape != meta[0]:
+                    g = _sum_to(g, meta[0])
+                if g.dtype is not meta[1]:
+                    g = g.to(meta[1])
+                slot = pending.get(nxt)
+                if slot is None:
+                    slot = pending[nxt] = [None] * len(nxt._out_meta)
+                    push(heap, (-nxt.position, id(nxt), nxt))
+                    slot[idx] = g
+                elif slot[idx] is None:
+                    slot[idx] = g
+                else:
+                    slot[idx] = slot[idx] + g
+    finally:
+        grad_mode._state.enabled = prev_mode
+    return captured
+
+
+def _has_none(grads):
+    for g in grads:
+        if g is None:
+            return True
+    return False
+
+
+def _sum_to(g, shape):
+    from ..ops.reductions import sum_to
+    return sum_to(g, shape)
+
+
+def _zeros(meta):
+    from ..creation import zeros
+    return zeros(meta[0], dtype=meta[1], device=meta[2])
+
+
+def _pre_hooks(node, extras, grads_out, capturing):
+    """Tensor hooks (which may replace a gradient), retain_grad, then the node's pre-hooks."""
+    for idx, fns in extras.tensor.items():
+        g = grads_out[idx]
+        if g is None:
+            continue
+        for fn in list(fns.values()):
+            r = fn(g)
+            if r is not None:
+                g = r
+        grads_out[idx] = g
+    if not capturing:
+        for idx, ref in extras.retained.items():
+            t = ref()
+            g = grads_out[idx]
+            if t is not None and g is not None and t.grad_fn is node:
+                t.grad = g.detach().clone() if t.grad is None else t.grad + g.detach()
+    for fn in list(extras.pre.values()):
+        r = fn(tuple(grads_out))
+        if r is not None:
+            grads_out = list(r)
+    return grads_out
+
+
+def _leaf_hooks(leaf, g):
+    for fn in list(leaf._hooks.values()):
+        r = fn(g)
+        if r is not None:
+            g = r
+    return g
+
+
+def _accumulate(leaf, g, create_graph):
+    """Add ``g`` into ``leaf.grad``: the first gradient is copied (it may alias a user's tensor
+    or another leaf's gradient), later ones are added in place unless building a graph."""
+    if not create_graph and g.requires_grad:
+        g = g.detach()
+    if leaf.grad is None:
+        leaf.grad = g if create_graph else _fresh_copy(g, leaf)
+    elif create_graph or leaf.grad.requires_grad:
+        leaf.grad = leaf.grad + g
+    else:
+        leaf.grad.add_(g)
+    hooks = leaf.__dict__.get("_post_accumulate_hooks")
+    if hooks:
+        for fn in list(hooks.values()):
+            fn(leaf)
+
+
+def _fresh_copy(g, leaf):
+    from ..ops.copying import clone
+    prev = grad_mode._state.enabled
+    grad_mode._state.enabled = False
+    try:
+        return clone(g)
+    finally:
+        grad_mode._state.enabled = prev

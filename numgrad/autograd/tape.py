@@ -1,35 +1,53 @@
-"""The tape: one node per recorded op, in execution order, and the engine that replays it.
+"""The tape: one node per recorded op, numbered in execution order (a Wengert list).
 
-Each node's ``position`` is its place in the Wengert list. ``backward`` gathers the nodes
-reachable from the roots and replays them in decreasing position, so every node sees the sum
-of its consumers' cotangents before it runs. Nodes live only as long as the tensors that
-reference them; nothing global keeps the graph alive.
+A node keeps edges to its inputs' nodes, the values its VJP rules read (nothing more: which
+ones is read off the rules themselves, see ``saved_args``) and the metadata the engine needs.
+Nodes live only as long as the tensors that reference them; nothing global keeps them alive.
 """
 from __future__ import annotations
 
-import heapq
+import dis
 import itertools
+import re
 import weakref
 
 from . import grad_mode
 
 _positions = itertools.count()
+_FULL, _META, _NONE = 2, 1, 0
+
+
+class _Hooks:
+    """The rarely used per-node tables, kept off the hot path in one optional slot."""
+
+    __slots__ = ("pre", "post", "tensor", "retained")
+
+    def __init__(self):
+        self.pre = {}
+        self.post = {}
+        self.tensor = {}
+        self.retained = {}
 
 
 class Node:
-    """A recorded op (``grad_fn``): saved values, edges to its inputs' nodes and its VJP rules."""
+    """A recorded op (``grad_fn``): edges to its inputs' nodes, saved values, VJP rules.
 
-    __slots__ = ("op", "position", "next_functions", "_inputs", "_versions", "_ans", "_ans_meta",
-                 "_params", "_input_meta", "_released", "_pre_hooks", "_hooks", "_retained",
-                 "_tensor_hooks", "__weakref__", "__dict__")
+    ``position`` is the node's place in the Wengert list; ``next_functions`` holds one
+    ``(node, output_index)`` edge per input, ``(None, 0)`` where no gradient flows.
+    """
+
+    __slots__ = ("position", "next_functions", "_saved", "_versions", "_params", "_input_meta",
+                 "_out_meta", "_released", "_extras", "__weakref__", "__dict__")
+    op = None
+    _rules = ()
 
     def __init__(self):
         self.position = next(_positions)
+        self._saved = None
+        self._versions = None
+        self._params = None
         self._released = False
-        self._pre_hooks = None
-        self._hooks = None
-        self._retained = None
-        self._tensor_hooks = None
+        self._extras = None
 
     def name(self) -> str:
         return type(self).__name__
@@ -37,17 +55,18 @@ class Node:
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
+    def _hook_tables(self) -> _Hooks:
+        if self._extras is None:
+            self._extras = _Hooks()
+        return self._extras
+
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; it may return new grad_inputs."""
-        if self._hooks is None:
-            self._hooks = {}
-        return _Handle(self._hooks, fn)
+        return RemovableHandle(self._hook_tables().post, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; it may return new grad_outputs."""
-        if self._pre_hooks is None:
-            self._pre_hooks = {}
-        return _Handle(self._pre_hooks, fn)
+        return RemovableHandle(self._hook_tables().pre, fn)
 
     @property
     def metadata(self) -> dict:
@@ -63,64 +82,73 @@ class Node:
                 "backward through the graph a second time or if you need to access saved tensors after "
                 "calling backward.")
 
-    def _unpack(self):
-        """The saved inputs and result, after checking no in-place op changed them since."""
-        self._check_alive()
-        inputs = self._inputs
-        for x, v in zip(inputs, self._versions):
-            if v is not None and x._storage.version != v:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [{_type_str(x)} [{', '.join(map(str, x.shape))}]], which is "
-                    f"output 0 of {x.grad_fn.name() if x.grad_fn is not None else 'a leaf'}, is at version "
-                    f"{x._storage.version}; expected version {v} instead. Hint: the backtrace further above "
-                    "shows the operation that failed to compute its gradient. The variable in question was "
-                    "changed in there or anywhere later. Good luck!")
-        ans = self._ans
-        if ans is not None:
-            alias, version = ans
-            if alias._storage.version != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [{_type_str(alias)} [{', '.join(map(str, alias.shape))}]], which is "
-                    f"output 0 of {self.name()}, is at version {alias._storage.version}; expected version "
-                    f"{version} instead.")
-            # Re-attach the result to this node so rules that use it stay differentiable.
-            ans = alias._view(alias._shape, alias._strides)
+    def _unpack(self, reattach: bool):
+        """The saved ``(ans, *inputs)``, after checking no in-place op changed them since."""
+        saved = self._saved
+        if saved is None:
+            self._check_alive()
+            return None
+        versions = self._versions
+        for i, v in enumerate(versions):
+            if v is not None and saved[i]._storage.version != v:
+                raise _modified_error(saved[i], v, self if i == 0 else None)
+        ans = saved[0]
+        if reattach and ans is not None and versions[0] is not None:
+            # Rules reading the result must see it as this node's output to stay differentiable.
+            tangent = ans._fw_tangent
+            ans = ans._view(ans._shape, ans._strides)
             ans.requires_grad = True
             ans.grad_fn = self
-        return inputs, ans
+            ans._fw_tangent = tangent
+            return (ans,) + saved[1:]
+        return saved
 
     def release(self):
-        self._inputs = ()
-        self._ans = None
-        self._released = True
+        if self._saved is not None:
+            self._saved = None
+            self._released = True
 
-    def apply(self, grads_out):
+    def apply(self, grads_out, create_graph=False):
         """The cotangents of this node's inputs, given those of its outputs."""
-        inputs, ans = self._unpack()
-        g = grads_out[0]
-        params = self._params or {}
+        saved = self._unpack(create_graph)
+        g = grads_out[0] if len(grads_out) == 1 else tuple(grads_out)
+        params = self._params or _NO_PARAMS
+        n = len(self.next_functions)
+        if saved is None:
+            saved = (None,) * (n + 1)
         out = []
-        for i, rule in enumerate(self.op.vjp):
-            if rule is None or self.next_functions[i][0] is None:
+        for rule, (nxt, _) in zip(self._rules, self.next_functions):
+            if rule is None or nxt is None:
                 out.append(None)
             else:
-                out.append(rule(g, ans, *inputs, **params))
+                out.append(rule(g, *saved, **params))
         return out
 
 
-def _type_str(t) -> str:
+_NO_PARAMS: dict = {}
+
+
+def _modified_error(t, expected, owner):
     from ..ops.registry import torch_type_name
-    return f"torch.{torch_type_name(t.dtype)}Tensor"
+    desc = f"[torch.{torch_type_name(t.dtype)}Tensor [{', '.join(map(str, t._shape))}]]"
+    fn = owner if owner is not None else t.grad_fn
+    if fn is not None:
+        desc += f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', fn.name())},"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: {desc} is at version {t._storage.version}; expected version {expected} instead. "
+        "Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+        "The variable in question was changed in there or anywhere later. Good luck!")
 
 
-class _Handle:
+class RemovableHandle:
+    """Returned by ``register_hook``: ``remove()`` unregisters the hook."""
+
     _ids = itertools.count()
 
     def __init__(self, table: dict, fn):
         self.id = next(self._ids)
-        self._table = weakref.ref(table) if False else table
+        self._table = table
         table[self.id] = fn
 
     def remove(self):
@@ -133,6 +161,9 @@ class _Handle:
         self.remove()
 
 
+_Handle = RemovableHandle
+
+
 class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds arriving cotangents into ``variable.grad``."""
 
@@ -143,13 +174,14 @@ class AccumulateGrad(Node):
         self.position = -1
         self.variable = variable
         self.next_functions = ()
-        self.op = None
+        self._out_meta = ((variable._shape, variable.dtype, variable.device),)
 
-    def apply(self, grads_out):
+    def apply(self, grads_out, create_graph=False):
         return []
 
 
 def grad_accumulator(t) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node; one per leaf while any graph refers to it."""
     ref = t.__dict__.get("_accumulator")
     acc = ref() if ref is not None else None
     if acc is None:
@@ -160,13 +192,81 @@ def grad_accumulator(t) -> AccumulateGrad:
 
 def edge(x):
     """(node, output index) through which a cotangent reaches ``x``; (None, 0) if none does."""
-    if not hasattr(x, "_storage"):
+    if x.__class__ is float or x.__class__ is int or not hasattr(x, "_storage"):
         return (None, 0)
-    if x.grad_fn is not None:
-        return (x.grad_fn, x._output_nr)
+    if x._base is not None:
+        _refresh_view(x)
+    fn = x.grad_fn
+    if fn is not None:
+        return (fn, x._output_nr)
     if x.requires_grad:
         return (grad_accumulator(x), 0)
     return (None, 0)
+
+
+def _refresh_view(x):
+    """A view made before its base was written in place reads the base's new history."""
+    base = x._base
+    at = base.__dict__.get("_rebased_at")
+    if at is None:
+        return
+    fn = x.grad_fn
+    if fn is not None and fn.position > at:
+        return
+    from .views_history import regenerate
+    regenerate(x)
+
+
+# -------------------------------------------------------------------- what rules read
+
+def _analyse(fn, first: int, nargs: int):
+    """How ``fn`` uses its positional args ``first .. first+nargs-1``: not at all, only for
+    metadata (``x.shape``), or fully. Unknown callables are assumed to use everything."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return [_FULL] * nargs
+    names = code.co_varnames[:code.co_argcount]
+    star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount] if code.co_flags & 0x04 else None
+    levels = {}
+    instrs = list(dis.get_instructions(code))
+    for k, ins in enumerate(instrs):
+        if ins.opname not in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_FAST_CHECK",
+                              "LOAD_FAST_AND_CLEAR", "STORE_FAST", "DELETE_FAST"):
+            continue
+        nxt = instrs[k + 1] if k + 1 < len(instrs) else None
+        meta = nxt is not None and nxt.opname in ("LOAD_ATTR", "LOAD_METHOD") and nxt.argval in _META_ATTRS
+        level = _META if meta else _FULL
+        levels[ins.argval] = max(levels.get(ins.argval, _NONE), level)
+    for name in code.co_cellvars:
+        levels[name] = _FULL
+    out = []
+    for i in range(first, first + nargs):
+        if i < len(names):
+            out.append(levels.get(names[i], _NONE))
+        else:
+            out.append(levels.get(star, _NONE) and _FULL)
+    return out
+
+
+_META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "_shape", "_strides", "_offset", "size",
+                         "stride", "dim", "numel", "is_floating_point", "storage_offset"})
+
+
+def saved_args(op):
+    """Per VJP rule, how it reads ``(ans, *inputs)``: a tuple of levels per rule (cached)."""
+    uses = op.__dict__.get("_saved_args")
+    if uses is None:
+        uses = []
+        for rule in op.vjp:
+            if rule is None:
+                uses.append(None)
+                continue
+            d = getattr(rule, "_derivative", None)
+            uses.append(tuple(_analyse(d, 0, op.nin + 1) if d is not None
+                              else _analyse(rule, 1, op.nin + 1)))
+        uses = tuple(uses)
+        op.__dict__["_saved_args"] = uses
+    return uses
 
 
 # -------------------------------------------------------------------- recording
@@ -183,26 +283,72 @@ def should_record(inputs) -> bool:
 _node_classes: dict = {}
 
 
-def node_class(name: str):
-    cls = _node_classes.get(name)
+def node_class(op):
+    """The grad_fn class of ``op``: named as PyTorch names it, holding the op's rules."""
+    cls = _node_classes.get(op)
     if cls is None:
-        cls = _node_classes[name] = type(name, (Node,), {"__slots__": ()})
+        cls = _node_classes[op] = type(op.backward_name, (Node,),
+                                       {"__slots__": (), "op": op, "_rules": op.vjp})
     return cls
+
+
+def _meta(x):
+    return (x._shape, x.dtype) if hasattr(x, "_storage") else None
+
+
+class _Geometry:
+    """What a rule that only reads ``x.shape`` and friends needs of ``x``: no data, no version."""
+
+    __slots__ = ("_shape", "_strides", "_offset", "dtype", "device")
+
+    def __init__(self, x):
+        self._shape = x._shape
+        self._strides = x._strides
+        self._offset = x._offset
+        self.dtype = x.dtype
+        self.device = x.device
+
+    @property
+    def shape(self):
+        from ..shapes import Size
+        return Size(self._shape)
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def dim(self):
+        return len(self._shape)
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self._shape[dim]
+
+    def stride(self, dim=None):
+        return self._strides if dim is None else self._strides[dim]
+
+    def storage_offset(self):
+        return self._offset
+
+    def numel(self):
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
 
 
 def record(op, inputs, result, params=None, outputs=None):
     """Append one tape entry: ``result`` (or each of ``outputs``) gets the new node as grad_fn."""
-    node = node_class(op.backward_name)()
-    node.op = op
-    node.next_functions = tuple(edge(x) for x in inputs)
-    node._inputs = tuple(inputs)
-    node._versions = tuple(x._storage.version if hasattr(x, "_storage") else None for x in inputs)
+    node = node_class(op)()
+    nexts = tuple([edge(x) for x in inputs])
+    node.next_functions = nexts
     node._params = params
-    node._input_meta = tuple((x._shape, x.dtype) if hasattr(x, "_storage") else None for x in inputs)
+    node._input_meta = tuple([_meta(x) for x in inputs])
     outs = outputs if outputs is not None else (result,)
-    first = outs[0]
-    alias = first._view(first._shape, first._strides)
-    node._ans = (alias, first._storage.version)
+    node._out_meta = tuple([(o._shape, o.dtype, o.device) if o is not None else None for o in outs])
+    _save(node, op, inputs, outs[0], nexts)
     for i, o in enumerate(outs):
         if o is None:
             continue
@@ -212,17 +358,82 @@ def record(op, inputs, result, params=None, outputs=None):
     return node
 
 
-def rebase(target, source):
-    """After writing ``source``'s values into ``target`` in place, give target source's history."""
-    if target.grad_fn is None and target.requires_grad:
+def _save(node, op, inputs, first, nexts):
+    uses = saved_args(op)
+    need = None
+    for u, (nxt, _) in zip(uses, nexts):
+        if u is None or nxt is None:
+            continue
+        if need is None:
+            need = list(u)
+        else:
+            for k, level in enumerate(u):
+                if level > need[k]:
+                    need[k] = level
+    if need is None or not any(need):
+        return
+    view_op = op.kind == "view"
+    saved = [None] * len(need)
+    versions = [None] * len(need)
+    if need[0] == _FULL:
+        # An alias, not ``first`` itself: a saved output must not keep its node alive.
+        saved[0] = first._view(first._shape, first._strides, first._offset)
+        versions[0] = first._storage.version
+    elif need[0] == _META:
+        saved[0] = _Geometry(first)
+    for k, x in enumerate(inputs, 1):
+        level = need[k]
+        if level == _NONE:
+            continue
+        if not hasattr(x, "_storage"):
+            saved[k] = x
+        elif view_op:
+            # A view's VJP depends only on geometry; its input may be written in place later.
+            saved[k] = x.detach()
+        elif level == _META:
+            saved[k] = _Geometry(x)
+        else:
+            saved[k] = x
+            versions[k] = x._storage.version
+    node._saved = tuple(saved)
+    node._versions = tuple(versions)
+
+
+def check_inplace(target):
+    """Refuse an in-place op on a leaf that requires grad (or on a view of one)."""
+    if not grad_mode._state.enabled:
+        return
+    if target.requires_grad and target.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = target._base
+    if base is not None and base.requires_grad and base.grad_fn is None:
         raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation.")
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def rebase(target, source):
+    """After writing ``source``'s values into ``target`` in place, give target source's history.
+
+    When ``target`` is a view, its base takes a CopySlices node that routes the written region's
+    cotangent to the write and the rest to the base's previous history.
+    """
+    check_inplace(target)
     if source.requires_grad:
         target.requires_grad = True
         target.grad_fn = source.grad_fn
         target._output_nr = source._output_nr
-    if source._fw_tangent is not None:
-        target._fw_tangent = source._fw_tangent
+    elif target.grad_fn is not None:
+        target.grad_fn = None
+        target.requires_grad = False
+    base = target._base
+    if base is not None and (base.requires_grad or source.requires_grad) and grad_mode._state.enabled:
+        from .copyslices import record_copy_slices
+        record_copy_slices(base, target)
+    elif target._base is None and target.grad_fn is not None:
+        target.__dict__["_rebased_at"] = target.grad_fn.position
+    if _dual_levels[0] and (source._fw_tangent is not None or target._fw_tangent is not None):
+        from .forward_ad import write_tangent
+        write_tangent(target, source)
 
 
 # -------------------------------------------------------------------- forward mode hooks
@@ -242,147 +453,41 @@ def forward_jvp(op, inputs, result, params=None):
     propagate(op, inputs, result, params)
 
 
-# -------------------------------------------------------------------- the engine
-
-def _sum_to(g, shape, dtype):
-    if g._shape != tuple(shape):
-        from ..ops.reductions import sum_to
-        g = sum_to(g, shape)
-    if g.dtype is not dtype:
-        g = g.to(dtype)
-    return g
-
-
 def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None,
                  accumulate=True):
-    """Replay the tape from ``roots`` with cotangents ``root_grads``.
-
-    ``capture`` maps (node, index) edges to slots whose arriving cotangent is returned instead
-    of (when ``accumulate`` is False) being accumulated into leaves.
-    """
-    pending: dict = {}
-    heap = []
-    captured = {}
-
-    def deliver(node, idx, g):
-        slot = pending.get(node)
-        if slot is None:
-            slot = pending[node] = {}
-            heapq.heappush(heap, (-node.position, id(node), node))
-        prev = slot.get(idx)
-        slot[idx] = g if prev is None else prev + g
-
-    for t, g in zip(roots, root_grads):
-        node, idx = edge(t)
-        if node is None:
-            continue
-        deliver(node, idx, g)
-
-    with grad_mode.set_grad_enabled(create_graph):
-        while heap:
-            _, _, node = heapq.heappop(heap)
-            slot = pending.pop(node)
-            n_out = max(slot) + 1 if slot else 1
-            grads_out = [slot.get(i) for i in range(n_out)]
-            grads_out = _run_tensor_hooks(node, grads_out)
-            if capture is not None:
-                for i, g in enumerate(grads_out):
-                    key = (node, i)
-                    if key in capture:
-                        captured[key] = g
-            if isinstance(node, AccumulateGrad):
-                if accumulate and (capture is None or (node, 0) not in capture or accumulate):
-                    _accumulate(node.variable, grads_out[0], create_graph)
-                continue
-            if capture is not None and not accumulate and not _leads_to_capture(node, capture):
-                continue
-            if node._pre_hooks:
-                for fn in list(node._pre_hooks.values()):
-                    r = fn(tuple(grads_out))
-                    if r is not None:
-                        grads_out = list(r)
-            grads_out = [g if g is not None else None for g in grads_out]
-            if grads_out[0] is None:
-                from ..creation import zeros
-                meta = node._ans[0] if node._ans is not None else None
-                if meta is None:
-                    node._check_alive()
-                grads_out[0] = zeros(meta._shape, dtype=meta.dtype, device=meta.device)
-            grads_in = node.apply(grads_out)
-            if node._hooks:
-                for fn in list(node._hooks.values()):
-                    r = fn(tuple(grads_in), tuple(grads_out))
-                    if r is not None:
-                        grads_in = list(r)
-            if not retain_graph:
-                node.release()
-            for (nxt, idx), g, meta in zip(node.next_functions, grads_in, node._input_meta):
-                if nxt is None or g is None:
-                    continue
-                deliver(nxt, idx, _sum_to(g, meta[0], meta[1]))
-    return captured
+    """Replay the tape from ``roots``; see :mod:`numgrad.autograd.engine`."""
+    from .engine import run_backward as run
+    return run(roots, root_grads, retain_graph, create_graph, capture, accumulate)
 
 
-def _leads_to_capture(node, capture) -> bool:
-    cache = capture.setdefault("__reach__", {})
-    stack = [node]
-    order = []
-    while stack:
-        n = stack.pop()
-        if n in cache:
-            continue
-        cache[n] = False
-        order.append(n)
-        for nxt, _ in getattr(n, "next_functions", ()):
-            if nxt is not None and nxt not in cache:
-                stack.append(nxt)
-    # Resolve reachability bottom-up in reverse discovery order.
-    for n in reversed(order):
-        hit = any((n, i) in capture for i in range(4))
-        if not hit:
-            for nxt, _ in getattr(n, "next_functions", ()):
-                if nxt is not None and cache.get(nxt):
-                    hit = True
-                    break
-        cache[n] = hit
-    return cache[node]
+# -------------------------------------------------------------------- tensor hooks
 
-
-def _run_tensor_hooks(node, grads_out):
-    hooks = node._tensor_hooks
-    if hooks:
-        for idx, fns in hooks.items():
-            g = grads_out[idx] if idx < len(grads_out) else None
-            if g is None:
-                continue
-            for fn in list(fns.values()):
-                r = fn(g)
-                if r is not None:
-                    g = r
-            grads_out[idx] = g
-    retained = node._retained
-    if retained:
-        for idx, ref in retained.items():
-            t = ref()
-            g = grads_out[idx] if idx < len(grads_out) else None
-            if t is not None and g is not None:
-                t.grad = g.detach() if t.grad is None else t.grad + g.detach()
-    return grads_out
-
-
-def _accumulate(leaf, g, create_graph):
-    if g is None:
+def retain_grad(t):
+    """Keep the gradient that reaches non-leaf ``t`` in ``t.grad``."""
+    if not t.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if t.grad_fn is None or t._retains_grad:
         return
-    if not create_graph:
-        g = g.detach()
-    if leaf.grad is None:
-        # The arriving cotangent may alias a user's tensor (backward(gradient=v) through identity
-        # ops): the leaf gets its own copy so later accumulation never writes into it.
-        leaf.grad = g if create_graph else g.clone()
-    elif create_graph:
-        leaf.grad = leaf.grad + g
-    else:
-        leaf.grad.add_(g)
-    if leaf.__dict__.get("_post_accumulate_hooks"):
-        for fn in list(leaf.__dict__["_post_accumulate_hooks"].values()):
-            fn(leaf)
+    t.grad_fn._hook_tables().retained[t._output_nr] = weakref.ref(t)
+    t._retains_grad = True
+
+
+def register_hook(t, hook):
+    """Run ``hook(grad)`` when ``t``'s gradient is computed; it may return a replacement."""
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t.grad_fn is None:
+        if t._hooks is None:
+            t._hooks = {}
+        return RemovableHandle(t._hooks, hook)
+    table = t.grad_fn._hook_tables().tensor.setdefault(t._output_nr, {})
+    return RemovableHandle(table, hook)
+
+
+def register_post_accumulate_grad_hook(t, hook):
+    """Run ``hook(t)`` after a gradient has been accumulated into leaf ``t``'s ``.grad``."""
+    if not t.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t.grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return RemovableHandle(t.__dict__.setdefault("_post_accumulate_hooks", {}), hook)

@@ -83,11 +83,11 @@ def to(input, *args, **kwargs):
 
 
 def _move_storage(t, device):
+    from ..devices import require_cuda
     from ..storage import Storage
+    cuda = require_cuda()
     if device.type == "cpu":
-        from ..backends import cuda
         return Storage(cuda.to_host(t._storage.data, t._offset, t.numel()), device)
-    from ..backends import cuda
     src = t._storage.data if t.device.type == "cuda" else t._np_view().reshape(-1)
     return Storage(cuda.to_device(src, device), device)
 
@@ -151,12 +151,9 @@ def cpu(input, memory_format=None):
 def copy_(input, src, non_blocking=False):
     """Copies ``src`` (broadcast, converted to ``input``'s dtype and device) into ``input``."""
     from .methods import inplace_apply
-    if hasattr(src, "_storage"):
-        shapes.broadcast_shapes(input._shape, src._shape)
-        if shapes.broadcast_shapes(input._shape, src._shape) != input._shape:
-            raise RuntimeError(
-                f"output with shape [{', '.join(map(str, input._shape))}] doesn't match the broadcast shape "
-                f"[{', '.join(map(str, shapes.broadcast_shapes(input._shape, src._shape)))}]")
+    if hasattr(src, "_storage") and src._shape != input._shape:
+        # src must expand to input's shape; this raises PyTorch's message when it cannot.
+        shapes.expand_strides(src._shape, src._strides, input._shape)
     if (tape.should_record((src,)) or input.requires_grad) and tape.grad_mode.is_grad_enabled() \
             or tape.has_tangents((input, src)):
         if input.requires_grad and input.grad_fn is None:
@@ -210,7 +207,7 @@ def detach_(input):
 def requires_grad_(input, requires_grad=True):
     """Sets ``requires_grad`` in place; only floating tensors may require grad."""
     if requires_grad and not input.dtype.is_floating_point:
-        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     if not requires_grad and input.grad_fn is not None:
         raise RuntimeError(
             "you can only change requires_grad flags of leaf variables. If you want to use a computed "

@@ -173,9 +173,9 @@ elementwise("erf", _erf, result="float", d=lambda ans, x: 1.1283791670955126 * e
 elementwise("erfc", lambda x: math.erfc(x), result="float", d=lambda ans, x: -1.1283791670955126 * exp(-x * x))
 
 # ---------------------------------------------------------------------------------- rounding
-elementwise("ceil", lambda x: math.ceil(x) if x == x and abs(x) != math.inf else x,
+elementwise("ceil", lambda x: math.ceil(x) if x == x and x != math.inf and x != -math.inf else x,
             vjp=(_zero,), jvp=(_zero,))
-elementwise("floor", lambda x: math.floor(x) if x == x and abs(x) != math.inf else x,
+elementwise("floor", lambda x: math.floor(x) if x == x and x != math.inf and x != -math.inf else x,
             vjp=(_zero,), jvp=(_zero,))
 
 
@@ -189,9 +189,9 @@ def _round_half_even(x):
 
 
 elementwise("round", _round_half_even, vjp=(_zero,), jvp=(_zero,))
-elementwise("trunc", lambda x: math.trunc(x) if x == x and abs(x) != math.inf else x,
+elementwise("trunc", lambda x: math.trunc(x) if x == x and x != math.inf and x != -math.inf else x,
             vjp=(_zero,), jvp=(_zero,))
-elementwise("frac", lambda x: x - math.trunc(x) if abs(x) != math.inf else (x - x),
+elementwise("frac", lambda x: x - math.trunc(x) if x != math.inf and x != -math.inf else (x - x),
             bool_ok=False, d=lambda ans, x: 1.0 + ans * 0)
 
 

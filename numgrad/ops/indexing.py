@@ -1,5 +1,8 @@
-"""Indexing: ``x[...]`` reads and writes. Basic indices (ints, slices, None, Ellipsis) are views."""
+"""Indexing: ``x[...]`` reads and writes. Basic indices (ints, slices, None, Ellipsis) are views;
+anything else goes to advanced indexing (``ops/advanced.py``)."""
 from __future__ import annotations
+
+import operator
 
 from .. import shapes
 from . import views
@@ -7,51 +10,84 @@ from . import views
 __all__ = []
 
 
+def _is_int(i) -> bool:
+    if isinstance(i, bool) or hasattr(i, "_storage"):
+        return False
+    try:
+        operator.index(i)
+    except TypeError:
+        return False
+    return True
+
+
+def _is_basic(i) -> bool:
+    return i is None or i is Ellipsis or isinstance(i, slice) or _is_int(i)
+
+
+def _is_advanced(i) -> bool:
+    import numpy as np
+    return hasattr(i, "_storage") or isinstance(i, (bool, list, tuple, np.ndarray, np.bool_))
+
+
+def _check_types(items):
+    for i in items:
+        if not (_is_basic(i) or _is_advanced(i)):
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                             f"are valid indices (got {type(i).__name__})")
+
+
 def _expand_index(index, ndim):
-    """Normalise an index to a tuple with Ellipsis replaced by full slices."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    consumed = sum(1 for i in index if i is not None and i is not Ellipsis and not isinstance(i, bool))
-    n_ell = sum(1 for i in index if i is Ellipsis)
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+    """The index as a list with its Ellipsis replaced by full slices (a second one is empty)."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    out = []
-    for i in index:
+    out, seen = [], False
+    for i in items:
         if i is Ellipsis:
-            out.extend([slice(None)] * (ndim - consumed))
+            if not seen:
+                out.extend([slice(None)] * (ndim - consumed))
+            seen = True
         else:
             out.append(i)
     return out
 
 
-def _is_basic(i) -> bool:
-    return i is None or isinstance(i, slice) or (isinstance(i, int) and not isinstance(i, bool)) \
-        or (hasattr(i, "__index__") and not hasattr(i, "_storage") and not isinstance(i, (list, tuple, bool)))
+def _slice_bounds(i: slice, size: int):
+    """(start, length, step) of a slice over ``size`` items; steps must be positive."""
+    step = 1 if i.step is None else _as_int(i.step)
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, step = slice(_opt_int(i.start), _opt_int(i.stop), step).indices(size)
+    length = max(0, (stop - start + step - 1) // step)
+    return (start if length else 0), length, step
 
 
 def basic_index(x, index):
-    """Apply ints, slices and None as views; returns (view, remaining advanced index or None)."""
+    """Apply ints, slices, None and Ellipsis as one chain of views."""
     items = _expand_index(index, x.ndim)
     out = x
-    dim = 0
+    dim = 0   # dim of ``out`` the next item applies to
+    src = 0   # dim of ``x`` it applies to, for error messages
     for i in items:
         if i is None:
             out = views.unsqueeze(out, dim)
             dim += 1
-        elif isinstance(i, slice):
-            size = out._shape[dim]
-            start, stop, step = i.start, i.stop, i.step
-            if step is not None and _as_int(step) <= 0:
-                raise ValueError("step must be greater than zero")
-            start, stop, step = slice(_opt_int(start), _opt_int(stop), _opt_int(step)).indices(size)
-            length = max(0, (stop - start + step - 1) // step)
+            continue
+        size = out._shape[dim]
+        if isinstance(i, slice):
+            start, length, step = _slice_bounds(i, size)
             if start != 0 or length != size or step != 1:
-                out = views._slice(out, dim, start if length else 0, length, step)
+                out = views._slice(out, dim, start, length, step)
             dim += 1
         else:
-            out = views.select(out, dim, _as_int(i))
+            k = _as_int(i)
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {src} with size {size}")
+            out = views.select(out, dim, k)
+        src += 1
     return out
 
 
@@ -64,9 +100,11 @@ def _opt_int(v):
 
 
 def getitem(x, index):
+    """``x[index]``: a view for basic indices, a copy for advanced ones."""
     items = index if isinstance(index, tuple) else (index,)
-    if all(_is_basic(i) or i is Ellipsis for i in items):
-        if x.ndim == 0 and any(isinstance(i, int) for i in items):
+    _check_types(items)
+    if all(_is_basic(i) for i in items):
+        if x.ndim == 0 and any(_is_int(i) for i in items):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         return basic_index(x, index)
@@ -75,11 +113,17 @@ def getitem(x, index):
 
 
 def setitem(x, index, value):
+    """``x[index] = value``: writes through the indexed view (broadcasting ``value``)."""
     items = index if isinstance(index, tuple) else (index,)
-    if all(_is_basic(i) or i is Ellipsis for i in items):
+    _check_types(items)
+    if all(_is_basic(i) for i in items):
         target = basic_index(x, index)
-        target.copy_(value) if hasattr(value, "_storage") else target.fill_(value) \
-            if not _needs_grad_path(x) else target.copy_(_scalar_tensor(value, x))
+        if hasattr(value, "_storage"):
+            target.copy_(value)
+        elif x.requires_grad:
+            target.copy_(_scalar_tensor(value, x))
+        else:
+            target.fill_(value)
         if target._storage is x._storage and target is not x:
             _rebase_view_write(x, target)
         return
@@ -87,8 +131,10 @@ def setitem(x, index, value):
     advanced.setitem(x, index, value)
 
 
-def _needs_grad_path(x) -> bool:
-    return x.requires_grad
+def nonzero(input, *, as_tuple=False):
+    """The indices of ``input``'s nonzero elements (see :func:`numgrad.nonzero`)."""
+    from . import advanced
+    return advanced.nonzero(input, as_tuple=as_tuple)
 
 
 def _scalar_tensor(value, x):

@@ -8,17 +8,20 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import functional_elementwise as F
 from . import reductions as R
+from . import statistics as S
 from . import views as V
 from . import copying as C
 from .registry import OPS, run_elementwise
 
 # name -> function; becomes Tensor.name(self, ...) == function(self, ...)
 METHODS = {}
-for _mod in (F, R, V, C):
+for _mod in (F, R, S, V, C):
     for _name in _mod.__all__:
         METHODS[_name] = getattr(_mod, _name)
 for _skip in ("copy", "where"):
     METHODS.pop(_skip, None)
+from .nn import softmax as _softmax, log_softmax as _log_softmax  # noqa: E402
+METHODS["softmax"], METHODS["log_softmax"] = _softmax, _log_softmax
 
 # elementwise ops with an in-place form ``x.name_(...)``
 INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "neg",
@@ -84,6 +87,26 @@ for _name, _fn in METHODS.items():
 for _name in INPLACE:
     setattr(Tensor, _name + "_", _inplace(METHODS[_name], _name))
 
+from .. import random as _random  # noqa: E402  (random imports Tensor; bound after it exists)
+for _name in _random.TENSOR_METHODS:
+    setattr(Tensor, _name, _method(getattr(_random, _name)))
+
+from . import linalg as _linalg  # noqa: E402
+for _name in _linalg.TENSOR_METHODS:
+    setattr(Tensor, _name, _method(getattr(_linalg, _name)))
+for _name in _linalg.INPLACE_METHODS:
+    setattr(Tensor, _name + "_", _inplace(getattr(_linalg, _name), _name))
+from . import advanced as _advanced, gather as _gather, movement as _movement, sorting as _sorting  # noqa: E402
+for _mod in (_advanced, _gather, _movement, _sorting):
+    for _name in _mod.__all__ + list(_mod.TENSOR_METHODS):
+        setattr(Tensor, _name, _method(getattr(_mod, _name)))
+from . import matrix_functions as _mf  # noqa: E402
+for _name in _mf.TENSOR_METHODS:
+    setattr(Tensor, _name, _method(getattr(_mf, _name)))
+Tensor.__matmul__ = lambda self, other: _linalg.matmul(self, other)
+Tensor.__rmatmul__ = lambda self, other: _linalg.matmul(other, self)
+Tensor.__imatmul__ = lambda self, other: inplace_apply(self, _linalg.matmul, (other,), {})
+
 
 # Python operators -----------------------------------------------------------------------------
 def _rev(fn):
@@ -105,7 +128,13 @@ Tensor.__rpow__ = lambda self, other: F.pow(other, self)
 Tensor.__neg__ = lambda self: F.neg(self)
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = lambda self: F.abs(self)
-Tensor.__invert__ = lambda self: F.bitwise_not(self)
+def _invert(self):
+    if self.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return F.bitwise_not(self)
+
+
+Tensor.__invert__ = _invert
 Tensor.__and__ = Tensor.__rand__ = lambda self, other: F.bitwise_and(self, other)
 Tensor.__or__ = Tensor.__ror__ = lambda self, other: F.bitwise_or(self, other)
 Tensor.__xor__ = Tensor.__rxor__ = lambda self, other: F.bitwise_xor(self, other)

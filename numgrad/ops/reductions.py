@@ -1,75 +1,136 @@
-"""Reductions: declared by their combine body, run by the reduction kernels, differentiated
-by broadcasting the cotangent back over the reduced dims."""
+"""Kernel-backed reductions (sum, prod, amax, any, ...), the index-returning ones (max/min over a
+dim, argmax, median, mode) and scans (cumsum, cumprod), each with its VJP and JVP rules."""
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 
 from .. import dtypes, shapes
+from ..autograd import profiler as _profiler
 from ..autograd import tape
-from .registry import backend, check_devices, reduction, torch_type_name
+from .registry import backend, primitive, reduction, torch_type_name
 
-__all__ = ["sum", "mean", "prod", "amax", "amin", "any", "all", "sum_to"]
+__all__ = ["sum", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "cumsum",
+           "cumprod", "median", "mode", "sum_to"]
 
-_builtin_any, _builtin_all, _builtin_sum = any, all, sum
+_builtin_max, _builtin_min, _builtin_sum = max, min, sum
 
 
-def _unreduce(g, x, dims, keepdim):
-    """Broadcast a reduction's cotangent (or tangent) back to the input's shape."""
+def _return_type(name):
+    """A ``(values, indices)`` named tuple printed like ``torch.return_types.<name>``."""
+    cls = namedtuple(name, ["values", "indices"])
+    cls.__repr__ = lambda self: f"numgrad.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+    cls.__module__ = "numgrad.return_types"
+    return cls
+
+
+return_types = {n: _return_type(n) for n in ("max", "min", "median", "mode")}
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+def _unreduce(g, shape, dims, keepdim):
+    """Broadcast a reduction's cotangent (or tangent) back to the input's ``shape``."""
+    shape = getattr(shape, "shape", shape)
     if not keepdim:
         for d in dims:
             g = g.unsqueeze(d)
-    return g.expand(x.shape)
+    return g.expand(shape)
 
+
+def _dims(dim, ndim):
+    """Normalized dims to reduce; None or an empty tuple/list means all dims."""
+    if dim is None or isinstance(dim, (tuple, list)) and len(dim) == 0:
+        return tuple(range(ndim))
+    return shapes.normalize_dims(dim, ndim)
+
+
+def _reduced_shape(shape, dims, keepdim):
+    if keepdim:
+        return tuple(1 if d in dims else s for d, s in enumerate(shape))
+    return tuple(s for d, s in enumerate(shape) if d not in dims)
+
+
+def _check_nonempty(name, x, dims, whole):
+    """PyTorch's errors for a max-like reduction over nothing."""
+    if whole and x.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if x._shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _write_out(r, out):
+    if out is None:
+        return r
+    if tuple(out.shape) != tuple(r.shape):
+        out.resize_(r.shape)
+    out.copy_(r)
+    return out
+
+
+def _plain(x):
+    """An alias of ``x`` outside autograd (no history, no tangent), for forward computations."""
+    return x._view(x._shape, x._strides)
+
+
+def _where(c, a, b):
+    from .functional_elementwise import where
+    return where(c, a, b)
+
+
+def _index_mask(indices, shape, dim, keepdim):
+    """Bool mask of ``shape`` that is True where ``indices`` (one per row along ``dim``) point."""
+    if not shape:
+        return indices == 0
+    from ..creation import arange
+    idx = indices if keepdim else indices.unsqueeze(dim)
+    pos = arange(shape[dim], device=indices.device).reshape((-1,) + (1,) * (len(shape) - dim - 1))
+    return idx == pos
+
+
+# ------------------------------------------------------------------------- combine reductions
 
 def _sum_vjp(g, ans, x, dims, keepdim, dtype):
-    return _unreduce(g, x, dims, keepdim)
+    return _unreduce(g, x.shape, dims, keepdim)
 
 
 def _sum_jvp(t, ans, x, dims, keepdim, dtype):
     return sum(t, dims, keepdim)
 
 
-_sum = reduction("sum", lambda acc, x: acc + x, reassoc=True, vjp=(_sum_vjp,), jvp=(_sum_jvp,))
-_prod = reduction("prod", lambda acc, x: acc * x,
-                  vjp=(lambda g, ans, x, dims, keepdim, dtype: _prod_vjp(g, ans, x, dims, keepdim),),
-                  jvp=(lambda t, ans, x, dims, keepdim, dtype: sum(
-                      t * _prod_vjp(_ones_like(ans), ans, x, dims, keepdim), dims, keepdim),))
+def _prod_others(ans, x, dims):
+    """The product of all other reduced elements, for each element of ``x``.
+
+    Without zeros it is ``ans / x``. With one zero in a reduced block, only the zero's position
+    gets a nonzero value (the product of the rest); with two or more zeros everything is 0.
+    """
+    zero = x == 0
+    zeros = sum(zero, dims, True)
+    x1 = _where(zero, 1, x)
+    rest = prod(x1, dims, True)
+    return _where(zeros == 0, rest / x1, _where(zero & (zeros == 1), rest, 0))
 
 
-def _ones_like(t):
-    from ..creation import ones_like
-    return ones_like(t)
+def _prod_vjp(g, ans, x, dims, keepdim, dtype=None):
+    return _unreduce(g, x.shape, dims, keepdim) * _prod_others(ans, x, dims)
 
 
-def _prod_vjp(g, ans, x, dims, keepdim):
-    # Product of all other elements; written without division so zeros are handled exactly.
-    from .. import creation
-    if len(dims) == 1 and x.ndim > 0:
-        d = dims[0]
-        xm = x.movedim(d, -1)
-        ones = creation.ones(xm.shape[:-1] + (1,), dtype=x.dtype, device=x.device)
-        left = creation.cat([ones, xm[..., :-1]], -1).cumprod(-1)
-        right = creation.cat([ones, xm.flip(-1)[..., :-1]], -1).cumprod(-1).flip(-1)
-        return _unreduce(g, x, dims, keepdim) * (left * right).movedim(-1, d)
-    flat = x.reshape(-1)
-    return _prod_vjp(g.reshape(-1).sum() if not keepdim else g.reshape(-1).sum(), ans, flat, (0,), False
-                     ).reshape(x.shape) if False else _unreduce(g, x, dims, keepdim) * _prod_vjp(
-        _ones_like(ans.reshape(())), ans.reshape(()), flat, (0,), False).reshape(x.shape)
+def _prod_jvp(t, ans, x, dims, keepdim, dtype):
+    return sum(t * _prod_others(ans, x, dims), dims, keepdim)
 
 
 def _maxmin_vjp(g, ans, x, dims, keepdim, dtype):
     # Ties share the gradient evenly, as PyTorch's amax/amin do.
-    a = _unreduce(ans, x, dims, keepdim)
-    mask = (x == a)
-    count = sum(mask, dims, True)
-    return _unreduce(g, x, dims, keepdim) * mask / count
+    mask = x == _unreduce(ans, x.shape, dims, keepdim)
+    return _unreduce(g, x.shape, dims, keepdim) * mask / sum(mask, dims, True)
 
 
 def _maxmin_jvp(t, ans, x, dims, keepdim, dtype):
-    a = _unreduce(ans, x, dims, keepdim)
-    mask = (x == a)
+    mask = x == _unreduce(ans, x.shape, dims, keepdim)
     return sum(t * mask, dims, keepdim) / sum(mask, dims, keepdim)
 
 
@@ -89,6 +150,8 @@ def _min_combine(acc, x):
     return acc
 
 
+_sum = reduction("sum", lambda acc, x: acc + x, reassoc=True, vjp=(_sum_vjp,), jvp=(_sum_jvp,))
+_prod = reduction("prod", lambda acc, x: acc * x, vjp=(_prod_vjp,), jvp=(_prod_jvp,))
 _amax = reduction("amax", _max_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,))
 _amin = reduction("amin", _min_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,))
 _any = reduction("any", lambda acc, x: acc or x != 0, differentiable=False)
@@ -102,15 +165,15 @@ def _identity(op, d: dtypes.dtype):
         return 1
     if d.is_floating_point:
         return -math.inf if op is _amax else math.inf
-    info = np.iinfo(d.numpy) if d is not dtypes.bool else None
-    if info is None:
+    if d is dtypes.bool:
         return 0 if op is _amax else 1
+    info = np.iinfo(d.numpy)
     return info.min if op is _amax else info.max
 
 
 def _acc_dtype(op, x, dtype):
     if op is _any or op is _all:
-        return dtypes.bool
+        return dtypes.uint8 if x.dtype is dtypes.uint8 else dtypes.bool
     if dtype is not None:
         return dtypes.as_dtype(dtype)
     if op in (_sum, _prod) and not x.dtype.is_floating_point:
@@ -119,24 +182,21 @@ def _acc_dtype(op, x, dtype):
 
 
 def run_reduction(op, x, dim=None, keepdim=False, dtype=None, name=None):
-    """Reduce ``x`` over ``dim`` (None: all dims) with ``op``; records the tape entry."""
-    from ..tensor import Tensor
-    dims = shapes.normalize_dims(dim, x.ndim) if not (isinstance(dim, (tuple, list)) and len(dim) == 0) \
-        else tuple(range(x.ndim))
+    """Reduce ``x`` over ``dim`` (None or (): all dims) with ``op``; records the tape entry."""
+    if _profiler.enabled:
+        return _profiler.timed("aten::" + (name or op.name), _run_reduction, op, x, dim, keepdim, dtype, name)
+    return _run_reduction(op, x, dim, keepdim, dtype, name)
+
+
+def _run_reduction(op, x, dim, keepdim, dtype, name):
+    dims = _dims(dim, x.ndim)
+    if op is _amax or op is _amin:
+        _check_nonempty(name or op.name, x, dims, dim is None or dim == ())
     acc = _acc_dtype(op, x, dtype)
-    n_red = shapes.prod(x._shape[d] for d in dims)
-    if n_red == 0 and op in (_amax, _amin):
-        nm = name or op.name
-        if not dims or x.numel() == 0 and dim is None:
-            raise RuntimeError(
-                f"{nm}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-                "reduction dim with the 'dim' argument.")
-        raise IndexError(
-            f"{nm}(): Expected reduction dim {dims[0]} to have non-zero size.")
-    out_shape = tuple(1 if d in dims else s for d, s in enumerate(x._shape)) if keepdim else \
-        tuple(s for d, s in enumerate(x._shape) if d not in dims)
-    compute = acc if acc is not dtypes.float16 else dtypes.float32
-    result = backend(x.device).reduce(op, x, dims, compute, _identity(op, acc), out_shape, acc)
+    # float16 is a storage format: accumulate in float32 (and bool as itself for any/all).
+    compute = dtypes.float32 if acc is dtypes.float16 else dtypes.bool if acc is dtypes.uint8 else acc
+    result = backend(x.device).reduce(op, x, dims, compute, _identity(op, acc),
+                                      _reduced_shape(x._shape, dims, keepdim), acc)
     params = {"dims": dims, "keepdim": keepdim, "dtype": dtype}
     if op.differentiable and tape.should_record((x,)):
         tape.record(op, (x,), result, params)
@@ -145,70 +205,238 @@ def run_reduction(op, x, dim=None, keepdim=False, dtype=None, name=None):
     return result
 
 
-def _check_dtype_arg(x, dtype):
-    if dtype is not None:
-        return x.to(dtype)
-    return x
-
-
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    """sum(input, dim=None, keepdim=False, *, dtype=None) -> Tensor
+    """sum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
 
     Sum of all elements, or over ``dim`` (an int or a tuple of ints). Integer and bool inputs
-    sum to int64."""
-    r = run_reduction(_sum, input, dim, keepdim, dtype)
-    return _write_out(r, out)
+    sum to int64; the sum of no elements is 0."""
+    return _write_out(run_reduction(_sum, input, dim, keepdim, dtype), out)
 
 
-def _write_out(r, out):
-    if out is None:
-        return r
-    if tuple(out.shape) != tuple(r.shape):
-        out.resize_(r.shape)
-    out.copy_(r)
-    return out
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """prod(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    Product of all elements, or over ``dim``. Integer and bool inputs multiply to int64."""
+    return _write_out(run_reduction(_prod, input, dim, keepdim, dtype), out)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
-    """mean(input, dim=None, keepdim=False, *, dtype=None) -> Tensor
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """amax(input, dim=(), keepdim=False, *, out=None) -> Tensor
 
-    Mean of all elements or over ``dim``. Requires a floating input (or ``dtype``)."""
-    d = dtypes.as_dtype(dtype) if dtype is not None else input.dtype
-    if not d.is_floating_point:
-        raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex "
-            f"dtype. Got: {torch_type_name(d)}")
-    dims = shapes.normalize_dims(dim, input.ndim) if not (isinstance(dim, (tuple, list)) and len(dim) == 0) \
-        else tuple(range(input.ndim))
-    n = shapes.prod(input._shape[k] for k in dims)
-    s = sum(input, dim, keepdim, dtype=dtype)
-    return _write_out(s / n if n else s * math.nan, out)
+    Maximum over ``dim`` (all dims when empty); NaN propagates and ties share the gradient."""
+    return _write_out(run_reduction(_amax, input, dim, keepdim), out)
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """prod(input, dim=None, keepdim=False, *, dtype=None) -> Tensor: product of elements."""
-    return run_reduction(_prod, input, dim, keepdim, dtype)
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """amin(input, dim=(), keepdim=False, *, out=None) -> Tensor
+
+    Minimum over ``dim`` (all dims when empty); NaN propagates and ties share the gradient."""
+    return _write_out(run_reduction(_amin, input, dim, keepdim), out)
 
 
-def amax(input, dim=(), keepdim=False):
-    """amax(input, dim=(), keepdim=False) -> Tensor: maximum over dims (all when empty); NaN propagates."""
-    return run_reduction(_amax, input, None if dim == () else dim, keepdim)
+def any(input, dim=None, keepdim=False, *, out=None):
+    """any(input, dim=None, keepdim=False, *, out=None) -> Tensor: True where any element is nonzero."""
+    return _write_out(run_reduction(_any, input, dim, keepdim), out)
 
 
-def amin(input, dim=(), keepdim=False):
-    """amin(input, dim=(), keepdim=False) -> Tensor: minimum over dims (all when empty); NaN propagates."""
-    return run_reduction(_amin, input, None if dim == () else dim, keepdim)
+def all(input, dim=None, keepdim=False, *, out=None):
+    """all(input, dim=None, keepdim=False, *, out=None) -> Tensor: True where every element is nonzero."""
+    return _write_out(run_reduction(_all, input, dim, keepdim), out)
 
 
-def any(input, dim=None, keepdim=False):
-    """any(input, dim=None, keepdim=False) -> Tensor: True if any element is nonzero."""
-    return run_reduction(_any, input, dim, keepdim)
+# --------------------------------------------------------------- value-selecting reductions
+
+def _select_vjp(g, ans, x, dim, keepdim, indices):
+    # The cotangent flows to the selected element of each row only.
+    dims = (dim,) if len(x.shape) else ()
+    return _unreduce(g, x.shape, dims, keepdim) * _index_mask(indices, x.shape, dim, keepdim)
 
 
-def all(input, dim=None, keepdim=False):
-    """all(input, dim=None, keepdim=False) -> Tensor: True if every element is nonzero."""
-    return run_reduction(_all, input, dim, keepdim)
+def _select_jvp(t, ans, x, dim, keepdim, indices):
+    return sum(t * _index_mask(indices, x.shape, dim, keepdim), (dim,) if len(x.shape) else (), keepdim)
 
+
+_max_dim = primitive("max_dim", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backward_name="MaxBackward0")
+_min_dim = primitive("min_dim", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backward_name="MinBackward0")
+_median_dim = primitive("median_dim", 1, vjp=(_select_vjp,), jvp=(_select_jvp,),
+                        backward_name="MedianBackward1")
+_mode_dim = primitive("mode", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backward_name="ModeBackward0")
+
+
+def _select(op, kind, name, x, dim, keepdim, *args):
+    """Run an index-returning kernel along ``dim``; values carry ``op``'s tape entry."""
+    if x.dtype is dtypes.bool and kind == "argext" and name.startswith("arg"):
+        raise RuntimeError(f'"{name}_cpu" not implemented for \'Bool\'')
+    d = shapes.normalize_dim(dim, x.ndim)
+    if x.ndim:
+        _check_nonempty(name, x, (d,), False)
+    out_shape = _reduced_shape(x._shape, (d,) if x.ndim else (), keepdim)
+    values, indices = backend(x.device).select(kind, x, d, out_shape, *args)
+    if op is not None:
+        params = {"dim": d, "keepdim": keepdim, "indices": indices}
+        if tape.should_record((x,)):
+            tape.record(op, (x,), values, params)
+        if tape.has_tangents((x,)):
+            tape.forward_jvp(op, (x,), values, params)
+    return values, indices
+
+
+def max(input, dim=None, keepdim=False, *, out=None):
+    """max(input) -> Tensor; max(input, dim, keepdim=False) -> (values, indices); max(input, other)
+
+    The largest element; over ``dim``, the largest of each row and its (first) index; with a
+    tensor ``other``, the elementwise maximum. NaN propagates."""
+    return _max_or_min(input, dim, keepdim, out, True)
+
+
+def min(input, dim=None, keepdim=False, *, out=None):
+    """min(input) -> Tensor; min(input, dim, keepdim=False) -> (values, indices); min(input, other)
+
+    The smallest element; over ``dim``, the smallest of each row and its (first) index; with a
+    tensor ``other``, the elementwise minimum. NaN propagates."""
+    return _max_or_min(input, dim, keepdim, out, False)
+
+
+def _max_or_min(x, dim, keepdim, out, is_max):
+    name = "max" if is_max else "min"
+    if hasattr(dim, "_storage"):
+        from . import functional_elementwise as F
+        return (F.maximum if is_max else F.minimum)(x, dim, out=out)
+    if dim is None:
+        return _write_out(run_reduction(_amax if is_max else _amin, x, None, False, name=name), out)
+    values, indices = _select(_max_dim if is_max else _min_dim, "argext", name, x, dim, keepdim, is_max)
+    if out is not None:
+        _write_out(values, out[0])
+        _write_out(indices, out[1])
+        values, indices = out
+    return return_types[name](values, indices)
+
+
+def _arg(x, dim, keepdim, is_max):
+    name = "argmax" if is_max else "argmin"
+    if dim is None:
+        if x.numel() == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        idx = _select(None, "argext", name, x.reshape(-1), 0, False, is_max)[1]
+        return idx.reshape((1,) * x.ndim) if keepdim else idx
+    return _select(None, "argext", name, x, dim, keepdim, is_max)[1]
+
+
+def argmax(input, dim=None, keepdim=False):
+    """argmax(input, dim=None, keepdim=False) -> LongTensor
+
+    Index of the first maximum (of the flattened input when ``dim`` is None); NaN counts as the
+    maximum."""
+    return _arg(input, dim, keepdim, True)
+
+
+def argmin(input, dim=None, keepdim=False):
+    """argmin(input, dim=None, keepdim=False) -> LongTensor
+
+    Index of the first minimum (of the flattened input when ``dim`` is None); NaN counts as the
+    minimum."""
+    return _arg(input, dim, keepdim, False)
+
+
+def median(input, dim=None, keepdim=False):
+    """median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)
+
+    The lower median (no averaging of the two middle values); NaN if the row holds a NaN."""
+    if dim is None:
+        if input.numel() == 0:
+            from ..creation import full
+            return full((), math.nan, dtype=input.dtype, device=input.device)
+        return _select(_median_dim, "median", "median", input.reshape(-1), 0, False)[0]
+    return return_types["median"](*_select(_median_dim, "median", "median", input, dim, keepdim))
+
+
+def mode(input, dim=-1, keepdim=False):
+    """mode(input, dim=-1, keepdim=False) -> (values, indices)
+
+    The most frequent value of each row along ``dim`` (the smallest one on ties) and the last
+    index where it occurs."""
+    return return_types["mode"](*_select(_mode_dim, "mode", "mode", input, dim, keepdim))
+
+
+# --------------------------------------------------------------------------------------- scans
+
+def _cumsum_vjp(g, ans, x, dim, dtype):
+    # Reverse cumulative sum: element k receives the cotangents of outputs k, k+1, ...
+    return sum(g, dim, True) - cumsum(g, dim) + g
+
+
+def _cumprod_grad(g, ans, x, dim):
+    """d/dx of sum(g * cumprod(x)), zeros included.
+
+    Before the first zero of a row, each x is nonzero and the gradient is the reverse
+    cumulative sum of g * ans divided by x. At the first zero it is the reverse cumulative sum
+    of g * cumprod(x with that zero set to 1). After it, every product holds that zero twice
+    over (or the gradient would need a later one): 0.
+    """
+    zero = x == 0
+    seen = cumsum(zero, dim)
+    before = seen == 0
+    first = zero & (seen == 1)
+    rc = _cumsum_vjp(g * ans, ans, x, dim, None)
+    rc_first = _cumsum_vjp(g * cumprod(_where(first, 1, x), dim), ans, x, dim, None)
+    return _where(before, rc / _where(before, x, 1), _where(first, rc_first, 0))
+
+
+def _cumprod_vjp(g, ans, x, dim, dtype):
+    return _cumprod_grad(g, ans, x, dim)
+
+
+def _cumprod_jvp(t, ans, x, dim, dtype):
+    # Output j gets sum_{k<=j} t_k * prod_{i<=j, i!=k} x_i: ans_j * cumsum(t / x)_j before the
+    # first zero, t at that zero times the product of the others while it is the only zero, 0
+    # after a second one.
+    zero = x == 0
+    seen = cumsum(zero, dim)
+    before = seen == 0
+    first = zero & (seen == 1)
+    t_first = sum(t * first, dim, True)
+    return _where(before, ans * cumsum(t / _where(before, x, 1), dim),
+                  _where(seen == 1, t_first * cumprod(_where(first, 1, x), dim), 0))
+
+
+_cumsum = primitive("cumsum", 1, vjp=(_cumsum_vjp,), jvp=(lambda t, ans, x, dim, dtype: cumsum(t, dim),),
+                    backward_name="CumsumBackward0")
+_cumprod = primitive("cumprod", 1, vjp=(_cumprod_vjp,), jvp=(_cumprod_jvp,), backward_name="CumprodBackward0")
+_cumsum.combine = _sum.combine
+_cumprod.combine = _prod.combine
+
+
+def _scan(op, x, dim, dtype, out):
+    d = shapes.normalize_dim(dim, x.ndim)
+    if dtype is not None:
+        acc = dtypes.as_dtype(dtype)
+    else:
+        acc = x.dtype if x.dtype.is_floating_point else dtypes.int64
+    compute = dtypes.float32 if acc is dtypes.float16 else acc
+    result = backend(x.device).scan(op, x, d, compute, 0 if op is _cumsum else 1, acc)
+    params = {"dim": d, "dtype": dtype}
+    if tape.should_record((x,)):
+        tape.record(op, (x,), result, params)
+    if tape.has_tangents((x,)):
+        tape.forward_jvp(op, (x,), result, params)
+    return _write_out(result, out)
+
+
+def cumsum(input, dim, *, dtype=None, out=None):
+    """cumsum(input, dim, *, dtype=None, out=None) -> Tensor
+
+    Cumulative sum along ``dim``: ``y[i] = x[0] + ... + x[i]``. Integer inputs give int64."""
+    return _scan(_cumsum, input, dim, dtype, out)
+
+
+def cumprod(input, dim, *, dtype=None, out=None):
+    """cumprod(input, dim, *, dtype=None, out=None) -> Tensor
+
+    Cumulative product along ``dim``: ``y[i] = x[0] * ... * x[i]``. Integer inputs give int64."""
+    return _scan(_cumprod, input, dim, dtype, out)
+
+
+# ------------------------------------------------------------------------ broadcasting support
 
 def sum_to(g, shape):
     """Sum a broadcast cotangent back down to ``shape`` (undoes broadcasting)."""
@@ -221,3 +449,6 @@ def sum_to(g, shape):
     if lead:
         r = r.reshape(shape)
     return r
+
+
+del torch_type_name

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from .. import shapes
+from ..autograd import profiler as _profiler
 
 OPS: dict = {}
 
@@ -70,9 +71,15 @@ def _caller_file() -> str:
 
 def _from_local_derivatives(d):
     """VJP and JVP rules from local derivatives ``d_i(ans, *inputs)``: g * d and t * d."""
-    vjp = tuple(None if di is None else (lambda g, ans, *xs, _d=di: g * _d(ans, *xs)) for di in d)
+    vjp = tuple(None if di is None else _tagged(lambda g, ans, *xs, _d=di: g * _d(ans, *xs), di) for di in d)
     jvp = tuple(None if di is None else (lambda t, ans, *xs, _d=di: t * _d(ans, *xs)) for di in d)
     return vjp, jvp
+
+
+def _tagged(rule, d):
+    # The tape saves for this rule exactly what ``d`` reads (see autograd.tape.saved_args).
+    rule._derivative = d
+    return rule
 
 
 def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jvp=None,
@@ -137,7 +144,8 @@ def compute_dtype(op: Op, rt: dtypes.dtype) -> dtypes.dtype:
     if op.result == "float" and not rt.is_floating_point:
         return dtypes.get_default_dtype()
     if op.result == "integral" and rt.is_floating_point:
-        raise RuntimeError(f'"{op.name}_cpu" not implemented for \'{torch_type_name(rt)}\'')
+        # NotImplementedError subclasses RuntimeError, as PyTorch raises it.
+        raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{torch_type_name(rt)}\'')
     if rt is dtypes.bool and not op.bool_ok:
         if op.result == "bool":
             return rt
@@ -191,6 +199,12 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
 
     ``out`` is an existing tensor to write into (``out=`` or the self of an in-place op).
     """
+    if _profiler.enabled:
+        return _profiler.timed("aten::" + op.name, _run_elementwise, op, inputs, out, inplace)
+    return _run_elementwise(op, inputs, out, inplace)
+
+
+def _run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
     Tensor = _tensor_type()
     inputs = tuple(_as_operand(x, Tensor) for x in inputs)
     tensors = [x for x in inputs if isinstance(x, Tensor)]

@@ -5,13 +5,14 @@ the matching view (or scatter) of the cotangent.
 """
 from __future__ import annotations
 
-from .. import shapes
+from .. import dtypes, shapes
 from ..autograd import tape
 from .registry import primitive
 
 __all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "permute", "transpose",
            "t", "flatten", "movedim", "narrow", "select", "unbind", "split", "chunk", "diagonal",
-           "as_strided", "swapaxes", "swapdims", "unflatten", "view_as", "reshape_as"]
+           "as_strided", "swapaxes", "swapdims", "unflatten", "view_as", "reshape_as", "squeeze_",
+           "unsqueeze_", "transpose_", "t_", "swapdims_", "swapaxes_", "moveaxis"]
 
 
 def _make_view(x, op, shape, strides, offset=None, params=None):
@@ -27,17 +28,14 @@ def _make_view(x, op, shape, strides, offset=None, params=None):
 _view_op = primitive("view", 1, kind="view",
                      vjp=(lambda g, ans, x, shape: g.reshape(x.shape),),
                      jvp=(lambda t, ans, x, shape: t.reshape(shape),))
-_reshape_alias = primitive("reshape_alias", 1, kind="view", backward_name="ViewBackward0",
-                           vjp=(lambda g, ans, x, shape: g.reshape(x.shape),),
-                           jvp=(lambda t, ans, x, shape: t.reshape(shape),))
 
 
 def view(input, *shape):
     """Returns a tensor with the same data and a new shape; one dim may be -1.
 
     Raises RuntimeError if the strides do not allow it: use ``reshape`` then."""
-    if len(shape) == 1 and hasattr(shape[0], "is_floating_point") and not isinstance(shape[0], tuple):
-        return input.to(shape[0])
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        return _view_dtype(input, shape[0])
     size = shapes.infer_size(_parse_with_neg(shape), input.numel())
     strides = shapes.view_strides(input._shape, input._strides, size)
     if strides is None:
@@ -45,6 +43,40 @@ def view(input, *shape):
             "view size is not compatible with input tensor's size and stride (at least one dimension spans "
             "across two contiguous subspaces). Use .reshape(...) instead.")
     return _make_view(input, _view_op, size, strides, params={"shape": size})
+
+
+def _view_dtype(input, dtype):
+    """The same bytes read as ``dtype``; with another element size the last dim scales."""
+    from .registry import torch_type_name
+    old, new = input.dtype.itemsize, dtype.itemsize
+    shape, strides, offset = list(input._shape), list(input._strides), input._offset
+    if old != new:
+        what = f"to view {torch_type_name(input.dtype)} as {torch_type_name(dtype)} (different element sizes)"
+        if not shape:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if new > old:
+            r = new // old
+            if shape[-1] % r:
+                raise RuntimeError(f"self.size(-1) must be divisible by {r} {what}, but got {shape[-1]}")
+            if offset % r:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {r} {what}, but got {offset}")
+            for d, st in enumerate(strides[:-1]):
+                if st % r:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {r} {what}, but got {st}")
+            shape[-1] //= r
+            strides = [st // r for st in strides[:-1]] + [1]
+            offset //= r
+        else:
+            r = old // new
+            shape[-1] *= r
+            strides = [st * r for st in strides[:-1]] + [1]
+            offset *= r
+    from ..tensor import Tensor
+    out = Tensor._make(input._storage.reinterpret(dtype), tuple(shape), tuple(strides), offset, dtype)
+    out._base = input if input._base is None else input._base
+    return out
 
 
 def _parse_with_neg(shape):
@@ -84,7 +116,9 @@ def _sum_to(g, shape):
 def expand(input, *sizes):
     """Broadcasts size-1 dims to larger sizes (-1 keeps a dim) as a stride-0 view: no copy."""
     sizes = _parse_with_neg(sizes)
-    new_shape, new_strides = shapes.expand_strides(input._shape, input._strides, sizes)
+    from .registry import torch_type_name
+    new_shape, new_strides = shapes.expand_strides(input._shape, input._strides, sizes,
+                                                   torch_type_name(input.dtype))
     if new_shape == input._shape:
         return input
     return _make_view(input, _expand_op, new_shape, new_strides, params={"shape": new_shape})
@@ -143,13 +177,14 @@ def transpose(input, dim0, dim1):
 swapaxes = swapdims = transpose
 
 
+_t_op = primitive("t", 1, kind="view", vjp=(lambda g, ans, x: g.t(),), jvp=(lambda t, ans, x: t.t(),))
+
+
 def t(input):
     """Transposes a tensor of at most 2 dims (0-d and 1-d are returned as they are)."""
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    if input.ndim < 2:
-        return transpose(input, 0, 0) if input.ndim == 1 else input
-    return transpose(input, 0, 1)
+    return _make_view(input, _t_op, input._shape[::-1], input._strides[::-1])
 
 
 _unsqueeze_op = primitive("unsqueeze", 1, kind="view",
@@ -225,7 +260,6 @@ def movedim(input, source, destination):
 
 
 moveaxis = movedim
-__all__.append("moveaxis")
 
 _strided_op = primitive("as_strided", 1, kind="view",
                         vjp=(lambda g, ans, x, size, stride, offset: _as_strided_backward(g, x, size, stride, offset),),
@@ -311,7 +345,8 @@ def select(input, dim, index):
     size = input._shape[d]
     index = shapes._as_index(index, "index")
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"[{', '.join(map(str, input._shape))}] at dimension {d}")
     index %= size
     shape = input._shape[:d] + input._shape[d + 1:]
     strides = input._strides[:d] + input._strides[d + 1:]
@@ -405,3 +440,46 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     strides = tuple(input._strides[i] for i in keep) + (s1 + s2,)
     return _make_view(input, _diagonal_op, shape, strides, base,
                       params={"offset": offset, "dim1": d1, "dim2": d2})
+
+
+def _inplace_view(input, fn, *args):
+    """Apply view ``fn`` to ``input``'s own metadata (``x.unsqueeze_(0)`` and friends)."""
+    from ..autograd import grad_mode
+    if input.requires_grad and input.grad_fn is None and grad_mode.is_grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    # The op sees an alias so that its tape entry keeps the old shape of its input.
+    alias = input._view(input._shape, input._strides)
+    alias.requires_grad, alias.grad_fn, alias._output_nr = input.requires_grad, input.grad_fn, input._output_nr
+    alias._base = input._base
+    out = fn(alias, *args)
+    input._shape, input._strides, input._offset = out._shape, out._strides, out._offset
+    if out.grad_fn is not None:
+        input.grad_fn, input._output_nr = out.grad_fn, out._output_nr
+    return input
+
+
+def squeeze_(input, dim=None):
+    """In-place :func:`squeeze`: changes ``input``'s shape, not its data."""
+    return _inplace_view(input, squeeze, dim)
+
+
+def unsqueeze_(input, dim):
+    """In-place :func:`unsqueeze`: changes ``input``'s shape, not its data."""
+    return _inplace_view(input, unsqueeze, dim)
+
+
+def transpose_(input, dim0, dim1):
+    """In-place :func:`transpose`: swaps two dims of ``input``'s metadata."""
+    return _inplace_view(input, transpose, dim0, dim1)
+
+
+def t_(input):
+    """In-place :func:`t`."""
+    return _inplace_view(input, t)
+
+
+def swapdims_(input, dim0, dim1):
+    return transpose_(input, dim0, dim1)
+
+
+swapaxes_ = swapdims_

@@ -40,17 +40,45 @@ def elementwise(op, compute, result, inputs, shape):
     _ew.run(op, compute_np, out_buf, result._offset, result._strides, shape, operands)
 
 
-def reduce(op, x, dims, compute, init, out_shape, result_dtype):
-    from ...tensor import Tensor
-    from . import reduce as _red
+def _raw(x):
+    """(buffer, offset, strides) of a tensor, with float16 widened to a float32 copy."""
     buf, offset, strides = x._storage.data, x._offset, x._strides
     if buf.dtype == _F16:
         buf = np.ascontiguousarray(x._np_view(), dtype=_F32).reshape(-1)
         offset, strides = 0, shapes.contiguous_strides(x._shape)
+    return buf, offset, strides
+
+
+def _tensor(arr, shape, dtype):
+    from ...tensor import Tensor
+    if arr.dtype != dtype.numpy:
+        arr = arr.astype(dtype.numpy)
+    return Tensor._from_numpy_array(arr.reshape(shape))
+
+
+def reduce(op, x, dims, compute, init, out_shape, result_dtype):
+    """Reduce ``dims`` of ``x`` with ``op`` accumulating in ``compute``; a new tensor of ``out_shape``."""
+    from . import reduce as _red
+    buf, offset, strides = _raw(x)
     flat = _red.run(op, compute.numpy, buf, offset, x._shape, strides, dims, init)
-    if flat.dtype != result_dtype.numpy:
-        flat = flat.astype(result_dtype.numpy)
-    return Tensor._from_numpy_array(flat.reshape(out_shape))
+    return _tensor(flat, out_shape, result_dtype)
+
+
+def scan(op, x, dim, compute, init, result_dtype):
+    """Cumulative ``op`` of ``x`` along ``dim``; a new contiguous tensor."""
+    from . import scan as _scan
+    buf, offset, strides = _raw(x)
+    return _tensor(_scan.run(op, compute.numpy, buf, offset, x._shape, strides, dim, init),
+                   x._shape, result_dtype)
+
+
+def select(kind, x, dim, out_shape, *args):
+    """argmax/argmin ('argext'), 'median' or 'mode' of ``x`` along ``dim``: (values, indices)."""
+    from . import select as _sel
+    from ... import dtypes
+    buf, offset, strides = _raw(x)
+    values, indices = _sel.run(getattr(_sel, kind), buf, offset, x._shape, strides, dim, *args)
+    return _tensor(values, out_shape, x.dtype), _tensor(indices, out_shape, dtypes.int64)
 
 
 def fill_affine(t, start, step):

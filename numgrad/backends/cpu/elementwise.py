@@ -1,50 +1,59 @@
 """Strided elementwise kernels for the CPU, generated from an op's scalar function.
 
-One module is generated per (op, compute dtype, arity). It holds four kernels that share the
-scalar body: ``flat`` walks one coalesced dim (with a unit-stride branch LLVM can vectorize),
-``nd`` walks any number of dims given as arrays (so ndim never triggers a compile), and their
-``prange`` twins for large inputs. Operands are read in their own dtype and converted to the
-compute dtype inside the loop, so mixed-dtype ops need no temporary copies.
+One module is generated per (op, compute dtype, arity); Numba then compiles each kernel once
+per operand dtype signature, never per shape or ndim.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
 from .. import codegen
 from ..iteration import plan
 
+# Below this many elements a parallel loop costs more in thread wake-ups than it saves.
 PARALLEL_THRESHOLD = 1 << 17
+# Work split for the parallel kernels: a few chunks per thread balance uneven cores.
+CHUNKS = 8
 
 _HEADER = """\
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, uint64
 from numgrad.ops.registry import get_op
 _f = njit(get_op({name!r}).math)
 _c = np.{compute}
+_K = dict(cache=True, error_model="numpy", nogil=True)
 """
 
+# ``flat`` walks one coalesced dim. Contiguous and scalar (stride-0) operands get branches of
+# their own, over slices, so LLVM sees unit-stride loads with provably non-negative indices and
+# vectorizes them; the generic branch indexes with unsigned ints for the same reason (a signed
+# index makes Numba emit a negative-index wraparound that blocks vectorization).
 _FLAT = """
-@njit(cache=True, error_model="numpy", nogil=True{par})
-def {fname}(n, out, oo, os, {args}):
-    if os == 1 and {unit}:
-        for i in {rng}(n):
-            out[oo + i] = _f({unit_reads})
-    else:
-        for i in {rng}(n):
-            out[oo + i * os] = _f({reads})
-"""
 
-_ND = """
-@njit(cache=True, error_model="numpy", nogil=True{par})
-def {fname}(shape, strides, offsets, out, {arrays}):
+@njit(**_K)
+def flat(n, out, oo, os, {args}):
+{branches}
+    else:
+        for i in range(n):
+            out[uint64(oo + i * os)] = _f({strided})
+
+
+@njit(parallel=True, **_K)
+def flat_par(n, out, oo, os, {args}, chunks):
+    size = (n + chunks - 1) // chunks
+    for c in prange(chunks):
+        lo = min(n, c * size)
+        flat(min(n, lo + size) - lo, out, oo + lo * os, os, {chunk_args})
+
+
+@njit(**_K)
+def nd_rows(r0, r1, shape, strides, offsets, out, {arrays}):
+    # Rows are all dims but the innermost; each row is one ``flat`` call.
     ndim = shape.shape[0]
     inner = shape[ndim - 1]
-    rows = 1
-    for d in range(ndim - 1):
-        rows *= shape[d]
-    so = strides[0, ndim - 1]
-{inner_strides}
-    for r in {rng}(rows):
+    for r in range(r0, r1):
         po = offsets[0]
 {init_ptrs}
         rem = r
@@ -53,35 +62,65 @@ def {fname}(shape, strides, offsets, out, {arrays}):
             rem //= shape[d]
             po += idx * strides[0, d]
 {advance_ptrs}
-        for j in range(inner):
-            out[po + j * so] = _f({reads})
+        flat(inner, out, po, strides[0, ndim - 1], {row_args})
+
+
+@njit(**_K)
+def nd(shape, strides, offsets, out, {arrays}):
+    rows = 1
+    for d in range(shape.shape[0] - 1):
+        rows *= shape[d]
+    nd_rows(0, rows, shape, strides, offsets, out, {arrays})
+
+
+@njit(parallel=True, **_K)
+def nd_par(shape, strides, offsets, out, {arrays}, chunks):
+    rows = 1
+    for d in range(shape.shape[0] - 1):
+        rows *= shape[d]
+    size = (rows + chunks - 1) // chunks
+    for c in prange(chunks):
+        lo = min(rows, c * size)
+        nd_rows(lo, min(rows, lo + size), shape, strides, offsets, out, {arrays})
 """
+
+
+def _branch(kinds) -> str:
+    """One fast branch: ``kinds[k]`` is 'u' (unit stride) or 's' (scalar) for operand k."""
+    cond = " and ".join(["os == 1"] + [f"s{k} == {1 if m == 'u' else 0}" for k, m in enumerate(kinds)])
+    lines = ["o = out[oo:oo + n]"]
+    reads = []
+    for k, m in enumerate(kinds):
+        if m == "u":
+            lines.append(f"x{k} = a{k}[o{k}:o{k} + n]")
+            reads.append(f"_c(x{k}[i])")
+        else:
+            lines.append(f"x{k} = _c(a{k}[o{k}])")
+            reads.append(f"x{k}")
+    body = "".join(f"        {ln}\n" for ln in lines)
+    return f"if {cond}:\n{body}        for i in range(n):\n            o[i] = _f({', '.join(reads)})"
 
 
 def _source(name: str, compute: str, arity: int) -> str:
     ks = range(arity)
-    flat_args = ", ".join(f"a{k}, o{k}, s{k}" for k in ks)
-    unit = " and ".join(f"s{k} == 1" for k in ks)
-    unit_reads = ", ".join(f"_c(a{k}[o{k} + i])" for k in ks)
-    flat_reads = ", ".join(f"_c(a{k}[o{k} + i * s{k}])" for k in ks)
-    nd_reads = ", ".join(f"_c(a{k}[p{k} + j * s{k}])" for k in ks)
-    src = _HEADER.format(name=name, compute=compute)
-    for par, suffix, rng in (("", "", "range"), (", parallel=True", "_par", "prange")):
-        src += _FLAT.format(fname="flat" + suffix, par=par, args=flat_args, unit=unit, rng=rng,
-                            unit_reads=unit_reads, reads=flat_reads)
-        src += _ND.format(
-            fname="nd" + suffix, par=par, rng=rng, arrays=", ".join(f"a{k}" for k in ks),
-            inner_strides="\n".join(f"    s{k} = strides[{k + 1}, ndim - 1]" for k in ks),
-            init_ptrs="\n".join(f"        p{k} = offsets[{k + 1}]" for k in ks),
-            advance_ptrs="\n".join(f"            p{k} += idx * strides[{k + 1}, d]" for k in ks),
-            reads=nd_reads)
-    return src
+    combos = list(itertools.product("us", repeat=arity))
+    branches = "\n    el".join(_branch(c) for c in combos)
+    return _HEADER.format(name=name, compute=compute) + _FLAT.format(
+        args=", ".join(f"a{k}, o{k}, s{k}" for k in ks),
+        branches="    " + branches,
+        strided=", ".join(f"_c(a{k}[uint64(o{k} + i * s{k})])" for k in ks),
+        chunk_args=", ".join(f"a{k}, o{k} + lo * s{k}, s{k}" for k in ks),
+        arrays=", ".join(f"a{k}" for k in ks),
+        init_ptrs="\n".join(f"        p{k} = offsets[{k + 1}]" for k in ks),
+        advance_ptrs="\n".join(f"            p{k} += idx * strides[{k + 1}, d]" for k in ks),
+        row_args=", ".join(f"a{k}, p{k}, strides[{k + 1}, ndim - 1]" for k in ks))
 
 
 _kernels: dict = {}
 
 
 def kernels(op, compute_np: np.dtype, arity: int):
+    """The generated module of ``op``'s kernels for one compute dtype and arity (memoized)."""
     key = (op.name, compute_np, arity)
     mod = _kernels.get(key)
     if mod is None:
@@ -106,9 +145,16 @@ def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
         for (buf, off, _), st in zip(operands, lstrides[1:]):
             args += (buf, off, st[0] if st else 0)
         ostride = lstrides[0][0] if lstrides[0] else 1
-        (mod.flat_par if par else mod.flat)(n, out_buf, out_offset, ostride, *args)
+        if par:
+            mod.flat_par(n, out_buf, out_offset, ostride, *args, CHUNKS)
+        else:
+            mod.flat(n, out_buf, out_offset, ostride, *args)
+        return
+    shape_a = np.array(lshape, dtype=np.int64)
+    strides = np.array(lstrides, dtype=np.int64)
+    offsets = np.array([out_offset] + [o[1] for o in operands], dtype=np.int64)
+    bufs = [o[0] for o in operands]
+    if par:
+        mod.nd_par(shape_a, strides, offsets, out_buf, *bufs, CHUNKS)
     else:
-        strides = np.array(lstrides, dtype=np.int64)
-        offsets = np.array([out_offset] + [o[1] for o in operands], dtype=np.int64)
-        (mod.nd_par if par else mod.nd)(np.array(lshape, dtype=np.int64), strides, offsets, out_buf,
-                                        *[o[0] for o in operands])
+        mod.nd(shape_a, strides, offsets, out_buf, *bufs)

@@ -1,11 +1,12 @@
 """Reduction kernels for the CPU, generated from an op's ``combine(acc, x)`` body.
 
 The plan splits the input's dims into kept dims (one per output element) and reduced dims,
-each coalesced. ``rows`` reduces each output element over its own strided sub-block; when the
-reduced block is a long contiguous run it vectorizes (reassociation is allowed for the
-accumulator only). ``cols`` serves reductions whose innermost memory dim is kept, sweeping
-whole rows of outputs at a time for cache locality. ``flat_par`` splits one long reduction
-across threads.
+each coalesced. ``rows`` reduces each output element over its own strided sub-block; a
+contiguous innermost run is reduced in blocks of ``_B`` elements whose partial results are then
+combined, which vectorizes (reassociation is allowed for the accumulator of sums only) and
+bounds the rounding error like pairwise summation. ``cols`` serves reductions whose innermost
+memory dim is kept, sweeping whole rows of outputs at a time for cache locality. ``flat_par``
+splits one long reduction across threads.
 """
 from __future__ import annotations
 
@@ -15,114 +16,142 @@ from .. import codegen
 from ..iteration import split_reduction
 
 PARALLEL_THRESHOLD = 1 << 17
+CHUNKS = 8
 
 _SOURCE = """\
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, uint64
 from numgrad.ops.registry import get_op
 _combine = njit(get_op({name!r}).combine)
 _c = np.{acc}
+_B = 1024
 _FM = {{"reassoc", "nsz", "contract"}} if {reassoc} else False
+_K = dict(cache=True, error_model="numpy", nogil=True)
 
 
-@njit(cache=True, error_model="numpy", nogil=True, fastmath=_FM)
+@njit(fastmath=_FM, **_K)
+def _run(a, p, n, s, init):
+    # Indices are unsigned or slice-relative so Numba emits no wraparound check (which would
+    # stop LLVM vectorizing the unit-stride loop).
+    acc = init
+    if s == 1:
+        x = a[p:p + n]
+        for lo in range(0, n, _B):
+            b = init
+            for i in range(lo, min(n, lo + _B)):
+                b = _combine(b, _c(x[i]))
+            acc = _combine(acc, b)
+    else:
+        for i in range(n):
+            acc = _combine(acc, _c(a[uint64(p + i * s)]))
+    return acc
+
+
+@njit(**_K)
+def _offset(o, shape, strides, base):
+    # Memory offset of the ``o``-th element (row-major) of a strided block.
+    p = base
+    rem = o
+    for d in range(shape.shape[0] - 1, -1, -1):
+        idx = rem % shape[d]
+        rem //= shape[d]
+        p += idx * strides[d]
+    return p
+
+
+@njit(**_K)
 def _reduce_block(a, base, rshape, rstrides, init):
     nr = rshape.shape[0]
-    acc = init
     if nr == 0:
-        return acc
+        return _combine(init, _c(a[base]))
     inner = rshape[nr - 1]
     si = rstrides[nr - 1]
     outer = 1
     for d in range(nr - 1):
         outer *= rshape[d]
+    acc = init
     for r in range(outer):
-        p = base
-        rem = r
-        for d in range(nr - 2, -1, -1):
-            idx = rem % rshape[d]
-            rem //= rshape[d]
-            p += idx * rstrides[d]
-        if si == 1:
-            for j in range(inner):
-                acc = _combine(acc, _c(a[p + j]))
-        else:
-            for j in range(inner):
-                acc = _combine(acc, _c(a[p + j * si]))
+        acc = _combine(acc, _run(a, _offset(r, rshape[:nr - 1], rstrides[:nr - 1], base), inner, si, init))
     return acc
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
-def _base(o, kshape, kstrides, offset):
-    p = offset
-    rem = o
-    for d in range(kshape.shape[0] - 1, -1, -1):
-        idx = rem % kshape[d]
-        rem //= kshape[d]
-        p += idx * kstrides[d]
-    return p
+@njit(**_K)
+def _rows(lo, hi, kshape, kstrides, rshape, rstrides, a, offset, out, init):
+    for o in range(lo, hi):
+        out[o] = _reduce_block(a, _offset(o, kshape, kstrides, offset), rshape, rstrides, init)
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**_K)
 def rows(kshape, kstrides, rshape, rstrides, a, offset, out, init):
-    for o in range(out.shape[0]):
-        out[o] = _reduce_block(a, _base(o, kshape, kstrides, offset), rshape, rstrides, init)
+    _rows(0, out.shape[0], kshape, kstrides, rshape, rstrides, a, offset, out, init)
 
 
-@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
-def rows_par(kshape, kstrides, rshape, rstrides, a, offset, out, init):
-    for o in prange(out.shape[0]):
-        out[o] = _reduce_block(a, _base(o, kshape, kstrides, offset), rshape, rstrides, init)
+@njit(parallel=True, **_K)
+def rows_par(kshape, kstrides, rshape, rstrides, a, offset, out, init, chunks):
+    n = out.shape[0]
+    size = (n + chunks - 1) // chunks
+    for c in prange(chunks):
+        lo = min(n, c * size)
+        _rows(lo, min(n, lo + size), kshape, kstrides, rshape, rstrides, a, offset, out, init)
 
 
-@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+@njit(parallel=True, **_K)
 def flat_par(a, offset, n, stride, init, chunks):
     partial = np.empty(chunks, dtype=_c)
     size = (n + chunks - 1) // chunks
     for c in prange(chunks):
-        lo = c * size
-        hi = min(n, lo + size)
-        shape = np.empty(1, dtype=np.int64)
-        shape[0] = max(hi - lo, 0)
-        st = np.empty(1, dtype=np.int64)
-        st[0] = stride
-        partial[c] = _reduce_block(a, offset + lo * stride, shape, st, init)
+        lo = min(n, c * size)
+        partial[c] = _run(a, offset + lo * stride, min(n, lo + size) - lo, stride, init)
     acc = init
     for c in range(chunks):
         acc = _combine(acc, partial[c])
     return acc
 
 
-@njit(cache=True, error_model="numpy", nogil=True, fastmath=_FM)
-def cols(kshape, kstrides, rshape, rstrides, a, offset, out, init):
-    # Innermost kept dim is contiguous: accumulate whole output rows at once.
+@njit(fastmath=_FM, **_K)
+def _cols(j0, j1, kshape, kstrides, rshape, rstrides, a, offset, out):
+    # Columns j0..j1 of every output row: the innermost kept dim is the innermost in memory.
     nk = kshape.shape[0]
     inner = kshape[nk - 1]
     sk = kstrides[nk - 1]
-    out[:] = init
-    kouter = out.shape[0] // inner
-    nr = rshape.shape[0]
     rn = 1
-    for d in range(nr):
+    for d in range(rshape.shape[0]):
         rn *= rshape[d]
-    for ko in range(kouter):
-        kb = _base(ko * inner, kshape, kstrides, offset)
-        ob = ko * inner
+    for ko in range(out.shape[0] // inner):
+        kb = _offset(ko, kshape[:nk - 1], kstrides[:nk - 1], offset)
+        o = out[ko * inner + j0:ko * inner + j1]
         for r in range(rn):
-            p = kb
-            rem = r
-            for d in range(nr - 1, -1, -1):
-                idx = rem % rshape[d]
-                rem //= rshape[d]
-                p += idx * rstrides[d]
-            for j in range(inner):
-                out[ob + j] = _combine(out[ob + j], _c(a[p + j * sk]))
+            p = _offset(r, rshape, rstrides, kb) + j0 * sk
+            if sk == 1:
+                x = a[p:p + j1 - j0]
+                for j in range(j1 - j0):
+                    o[j] = _combine(o[j], _c(x[j]))
+            else:
+                for j in range(j1 - j0):
+                    o[j] = _combine(o[j], _c(a[uint64(p + j * sk)]))
+
+
+@njit(**_K)
+def cols(kshape, kstrides, rshape, rstrides, a, offset, out, init):
+    out[:] = init
+    _cols(0, kshape[kshape.shape[0] - 1], kshape, kstrides, rshape, rstrides, a, offset, out)
+
+
+@njit(parallel=True, **_K)
+def cols_par(kshape, kstrides, rshape, rstrides, a, offset, out, init, chunks):
+    out[:] = init
+    inner = kshape[kshape.shape[0] - 1]
+    size = (inner + chunks - 1) // chunks
+    for c in prange(chunks):
+        lo = min(inner, c * size)
+        _cols(lo, min(inner, lo + size), kshape, kstrides, rshape, rstrides, a, offset, out)
 """
 
 _mods: dict = {}
 
 
 def kernels(op, acc_np):
+    """The generated module of ``op``'s reduction kernels for one accumulator dtype."""
     key = (op.name, acc_np)
     mod = _mods.get(key)
     if mod is None:
@@ -141,23 +170,33 @@ def run(op, acc_np, buf, offset, shape, strides, reduce_dims, init):
     n_red = 1
     for s in rshape:
         n_red *= s
+    acc_np = np.dtype(acc_np)
     out = np.empty(n_out, dtype=acc_np)
     if n_out == 0:
         return out
     init = acc_np.type(init)
+    if n_red == 0:
+        out[:] = init
+        return out
     mod = kernels(op, acc_np)
-    if n_out == 1 and n_red >= PARALLEL_THRESHOLD and len(rshape) == 1:
-        out[0] = mod.flat_par(buf, offset, n_red, rstrides[0], init, 8)
+    par = n_out * n_red >= PARALLEL_THRESHOLD
+    if n_out == 1 and len(rshape) == 1:
+        if par:
+            out[0] = mod.flat_par(buf, offset, n_red, rstrides[0], init, CHUNKS)
+        else:
+            out[0] = mod._run(buf, offset, n_red, rstrides[0], init)
         return out
     ks = np.array(kshape, dtype=np.int64)
     kst = np.array(kstrides, dtype=np.int64)
     rs = np.array(rshape, dtype=np.int64)
     rst = np.array(rstrides, dtype=np.int64)
-    if kshape and rshape and abs(kstrides[-1]) < abs(rstrides[-1]) and kshape[-1] > 1 \
-            and op.extra.get("cols", True):
-        mod.cols(ks, kst, rs, rst, buf, offset, out, init)
-    elif n_out * n_red >= PARALLEL_THRESHOLD and n_out > 1:
-        mod.rows_par(ks, kst, rs, rst, buf, offset, out, init)
+    if kshape and rshape and kshape[-1] > 1 and abs(kstrides[-1]) < abs(rstrides[-1]):
+        if par and kshape[-1] >= 2 * CHUNKS:
+            mod.cols_par(ks, kst, rs, rst, buf, offset, out, init, CHUNKS)
+        else:
+            mod.cols(ks, kst, rs, rst, buf, offset, out, init)
+    elif par and n_out > 1:
+        mod.rows_par(ks, kst, rs, rst, buf, offset, out, init, CHUNKS)
     else:
         mod.rows(ks, kst, rs, rst, buf, offset, out, init)
     return out

@@ -1,0 +1,95 @@
+"""Jacobians and Hessians through ``numgrad.autograd.functional``, beside PyTorch's when it is
+importable (vectorized: one batched pass per Jacobian)."""
+import numpy as np
+
+import numgrad
+
+try:
+    import torch
+    import torch.autograd.functional as torch_functional
+except ImportError:  # the comparison is optional
+    torch = None
+
+N = 256
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((N, N)) / np.sqrt(N)
+    x = rng.standard_normal(N)
+    return w, x
+
+
+def _layer(lib, w):
+    return lambda x: lib.tanh(w @ x)
+
+
+def _scalar(lib, w):
+    # A 256-parameter scalar function: a quadratic form through a smooth nonlinearity.
+    return lambda x: (lib.tanh(w @ x) * x).sum() + (x * x).sin().sum()
+
+
+class Jacobian:
+    """Jacobian of tanh(W @ x) for x of 256 elements."""
+
+    params = (["numgrad", "torch"], ["reverse-mode", "forward-mode"])
+    param_names = ["library", "strategy"]
+
+    def setup(self, library, strategy):
+        w, x = _data()
+        if library == "torch":
+            if torch is None:
+                raise NotImplementedError("torch is not installed")
+            self.fn, self.x = _layer(torch, torch.tensor(w)), torch.tensor(x)
+            self.jacobian = torch_functional.jacobian
+        else:
+            self.fn, self.x = _layer(numgrad, numgrad.tensor(w)), numgrad.tensor(x)
+            self.jacobian = numgrad.autograd.functional.jacobian
+        self.strategy = strategy
+        self.time_jacobian(library, strategy)  # compile kernels outside the timed runs
+
+    def time_jacobian(self, library, strategy):
+        self.jacobian(self.fn, self.x, vectorize=True, strategy=self.strategy)
+
+
+class Hessian:
+    """Hessian of a 256-parameter scalar function."""
+
+    params = (["numgrad", "torch"], ["reverse-mode", "forward-mode"])
+    param_names = ["library", "outer_jacobian_strategy"]
+
+    def setup(self, library, strategy):
+        w, x = _data()
+        if library == "torch":
+            if torch is None:
+                raise NotImplementedError("torch is not installed")
+            self.fn, self.x = _scalar(torch, torch.tensor(w)), torch.tensor(x)
+            self.hessian = torch_functional.hessian
+        else:
+            self.fn, self.x = _scalar(numgrad, numgrad.tensor(w)), numgrad.tensor(x)
+            self.hessian = numgrad.autograd.functional.hessian
+        self.strategy = strategy
+        self.time_hessian(library, strategy)
+
+    def time_hessian(self, library, strategy):
+        self.hessian(self.fn, self.x, vectorize=True, outer_jacobian_strategy=self.strategy)
+
+
+class HessianVectorProduct:
+    """hvp of the same function: forward-over-reverse in numgrad, double backward in PyTorch."""
+
+    params = ["numgrad", "torch"]
+    param_names = ["library"]
+
+    def setup(self, library):
+        w, x = _data()
+        lib = torch if library == "torch" else numgrad
+        if lib is None:
+            raise NotImplementedError("torch is not installed")
+        self.fn, self.x = _scalar(lib, lib.tensor(w)), lib.tensor(x)
+        self.v = lib.ones_like(self.x)
+        self.hvp = (torch_functional if library == "torch" else numgrad.autograd.functional).hvp
+        self.time_hvp(library)
+
+    def time_hvp(self, library):
+        self.hvp(self.fn, self.x, self.v)

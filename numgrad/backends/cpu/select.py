@@ -1,0 +1,111 @@
+"""Index-returning reductions along one dim for the CPU: argmax/argmin, median and mode.
+
+Each kernel walks the rows of a strided operand (kept dims pick the row, ``n`` elements at
+stride ``s`` along the reduced dim) and writes a value and an int64 index per row. They are
+plain module-level ``@njit(cache=True)`` functions: Numba compiles them on first use, once per
+input dtype.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, uint64
+
+from ..iteration import split_reduction
+
+_K = dict(cache=True, error_model="numpy", nogil=True)
+
+
+@njit(**_K)
+def _row_base(r, kshape, kstrides, offset):
+    p = offset
+    rem = r
+    for d in range(kshape.shape[0] - 1, -1, -1):
+        idx = rem % kshape[d]
+        rem //= kshape[d]
+        p += idx * kstrides[d]
+    return p
+
+
+@njit(**_K)
+def argext(kshape, kstrides, n, s, a, offset, values, indices, want_max):
+    """First index of the maximum (or minimum); the first NaN wins, as in PyTorch."""
+    for r in range(values.shape[0]):
+        p = _row_base(r, kshape, kstrides, offset)
+        best = a[p]
+        bi = 0
+        if best == best:
+            for i in range(1, n):
+                v = a[uint64(p + i * s)]
+                if v != v:
+                    best = v
+                    bi = i
+                    break
+                if (v > best) if want_max else (v < best):
+                    best = v
+                    bi = i
+        values[r] = best
+        indices[r] = bi
+
+
+@njit(**_K)
+def _gather_row(a, p, n, s, buf):
+    for i in range(n):
+        buf[i] = a[uint64(p + i * s)]
+
+
+@njit(**_K)
+def median(kshape, kstrides, n, s, a, offset, values, indices):
+    """Lower median (element ``(n - 1) // 2`` of the sorted row); a row with NaN gives its first NaN."""
+    buf = np.empty(n, dtype=a.dtype)
+    for r in range(values.shape[0]):
+        _gather_row(a, _row_base(r, kshape, kstrides, offset), n, s, buf)
+        nan_at = -1
+        for i in range(n):
+            if buf[i] != buf[i]:
+                nan_at = i
+                break
+        if nan_at >= 0:
+            values[r] = buf[nan_at]
+            indices[r] = nan_at
+        else:
+            order = np.argsort(buf, kind="mergesort")
+            k = order[(n - 1) // 2]
+            values[r] = buf[k]
+            indices[r] = k
+
+
+@njit(**_K)
+def mode(kshape, kstrides, n, s, a, offset, values, indices):
+    """Most frequent value of each row (the smallest on ties) and the last index holding it."""
+    buf = np.empty(n, dtype=a.dtype)
+    for r in range(values.shape[0]):
+        _gather_row(a, _row_base(r, kshape, kstrides, offset), n, s, buf)
+        order = np.argsort(buf, kind="mergesort")
+        best_count = 0
+        best_end = 0
+        start = 0
+        for i in range(1, n + 1):
+            if i == n or buf[order[i]] != buf[order[start]]:
+                if i - start > best_count:
+                    best_count = i - start
+                    best_end = i - 1
+                start = i
+        # A stable sort keeps equal values in index order: the run's end is the last index.
+        values[r] = buf[order[best_end]]
+        indices[r] = order[best_end]
+
+
+def run(kernel, buf, offset, shape, strides, dim, *args):
+    """Apply ``kernel`` along ``dim`` (``shape[dim] > 0``); returns flat (values, indices)."""
+    kshape, kstrides, _, _ = split_reduction(shape, strides, {dim})
+    n = shape[dim] if shape else 1
+    s = strides[dim] if shape else 0
+    rows = 1
+    for k in kshape:
+        rows *= k
+    values = np.empty(rows, dtype=buf.dtype)
+    indices = np.empty(rows, dtype=np.int64)
+    if rows:
+        kernel(np.array(kshape, dtype=np.int64), np.array(kstrides, dtype=np.int64), n, s, buf, offset,
+               values, indices, *args)
+    return values, indices

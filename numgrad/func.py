@@ -1,0 +1,234 @@
+"""Function transforms in the style of JAX and ``torch.func``: grad, vjp, jvp, jacrev, jacfwd,
+hessian. Each returns a new function, and they compose: ``grad(grad(f))`` is the second
+derivative and ``jacfwd(jacrev(f))`` the forward-over-reverse Hessian.
+"""
+from __future__ import annotations
+
+from typing import Callable, Union
+
+from .autograd import forward_ad as fwAD
+from .autograd import grad_mode
+from .autograd.engine import grad as _autograd_grad
+from .autograd.functional import _jacobian_batched
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+
+
+def _is_tensor(x) -> bool:
+    return hasattr(x, "_storage")
+
+
+def _argnums_tuple(argnums, nargs):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise RuntimeError("argnums must be non-empty")
+    for a in nums:
+        if not isinstance(a, int):
+            raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(a)}")
+        if not -nargs <= a < nargs:
+            raise RuntimeError(f"Got argnum={a}, but only {nargs} positional inputs")
+    return tuple(a % nargs for a in nums)
+
+
+def _nested(args) -> bool:
+    """True when an enclosing transform differentiates through this call, so the derivatives
+    computed here must stay differentiable (create_graph) and keep their tangents."""
+    return fwAD._current[0] is not None or (
+        grad_mode.is_grad_enabled() and any(_is_tensor(a) and a.requires_grad for a in args))
+
+
+def _track(x):
+    """A fresh tensor to differentiate with respect to: connected to x's history if it has one,
+    carrying x's tangent if it has one."""
+    if x.requires_grad:
+        return x.view_as(x)
+    d = x.detach()
+    tangent = getattr(x, "_fw_tangent", None)
+    if tangent is not None:
+        fwAD._set_tangent(d, tangent)
+    return d.requires_grad_(True)
+
+
+def _split_aux(out, has_aux, name):
+    if not has_aux:
+        return out, None
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise RuntimeError(f"{name}(f)(*args): output of function f should be a tuple: (output, aux) if "
+                           "has_aux is True")
+    return out
+
+
+def grad_and_value(func: Callable, argnums: Union[int, tuple] = 0, has_aux: bool = False) -> Callable:
+    """Like :func:`grad`, but the new function returns ``(gradient, value)`` (``(gradient,
+    (value, aux))`` with ``has_aux``)."""
+    def wrapper(*args, **kwargs):
+        nums = _argnums_tuple(argnums, len(args))
+        nested = _nested(args)
+        with grad_mode.enable_grad():
+            args = list(args)
+            for a in nums:
+                args[a] = _track(args[a])
+            out, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value")
+            if not _is_tensor(out):
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                                   f"{type(out)}")
+            if out.ndim != 0:
+                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, "
+                                   f"got tensor with {out.ndim} dims. Maybe you wanted to use the vjp or "
+                                   "jacrev APIs instead?")
+            wrt = [args[a] for a in nums]
+            grads = _autograd_grad(out, wrt, create_graph=nested, allow_unused=True,
+                                   materialize_grads=True) if out.requires_grad else \
+                tuple(w.detach() * 0 for w in wrt)
+        if not nested:
+            out = out.detach()
+        g = grads[0] if isinstance(argnums, int) else tuple(grads)
+        return g, ((out, aux) if has_aux else out)
+    return wrapper
+
+
+def grad(func: Callable, argnums: Union[int, tuple] = 0, has_aux: bool = False) -> Callable:
+    """The gradient of scalar ``func`` with respect to argument ``argnums`` (an int or a tuple).
+
+    ``grad(f)(x)`` is ``df/dx`` evaluated at ``x``; with ``has_aux`` f returns ``(output, aux)``
+    and the new function ``(gradient, aux)``. Transforms compose: ``grad(grad(f))``.
+    """
+    inner = grad_and_value(func, argnums, has_aux)
+
+    def wrapper(*args, **kwargs):
+        g, value = inner(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+    return wrapper
+
+
+def vjp(func: Callable, *primals, has_aux: bool = False):
+    """``(func(*primals), vjp_fn)``; ``vjp_fn(cotangents)`` returns one gradient per primal.
+
+    ``vjp_fn`` may be called many times (the graph is retained).
+    """
+    nested = _nested(primals)
+    with grad_mode.enable_grad():
+        tracked = [_track(p) for p in primals]
+        out, aux = _split_aux(func(*tracked), has_aux, "vjp")
+    outs = out if isinstance(out, tuple) else (out,)
+
+    def vjp_fn(cotangents):
+        cts = cotangents if isinstance(cotangents, tuple) else (cotangents,)
+        if len(cts) != len(outs):
+            raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
+                               f"outputs to the function, got {len(cts)} cotangents for {len(outs)} outputs")
+        with grad_mode.enable_grad():
+            pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
+            if not pairs:
+                return tuple(p.detach() * 0 for p in tracked)
+            grads = _autograd_grad([o for o, _ in pairs], tracked, [c for _, c in pairs], retain_graph=True,
+                                   create_graph=nested or _nested(cts), allow_unused=True,
+                                   materialize_grads=True)
+        return grads
+    result = out if nested else (tuple(o.detach() for o in outs) if isinstance(out, tuple) else out.detach())
+    return (result, vjp_fn, aux) if has_aux else (result, vjp_fn)
+
+
+def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False, has_aux: bool = False):
+    """``(func(*primals), J @ tangents)`` in one forward-mode pass."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be "
+                           "valid to call f(*primals).")
+    if not isinstance(tangents, tuple) or len(tangents) != len(primals):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                           "structure. For example, if primals is a tuple of 3 tensors, tangents also must be.")
+    from .creation import zeros_like
+    with fwAD.dual_level():
+        duals = [fwAD.make_dual(p, t) for p, t in zip(primals, tangents)]
+        out, aux = _split_aux(func(*duals), has_aux, "jvp")
+        outs = out if isinstance(out, tuple) else (out,)
+        unpacked = [fwAD.unpack_dual(o) for o in outs]
+    prim = tuple(u.primal for u in unpacked)
+    tans = tuple(u.tangent if u.tangent is not None else zeros_like(u.primal) for u in unpacked)
+    if not isinstance(out, tuple):
+        prim, tans = prim[0], tans[0]
+    return (prim, tans, aux) if has_aux else (prim, tans)
+
+
+def _assemble(out_is_tuple, jac, argnums):
+    """Nest per output, then per argument, as torch.func does."""
+    rows = tuple(r[0] if isinstance(argnums, int) else r for r in jac)
+    return rows if out_is_tuple else rows[0]
+
+
+def jacrev(func: Callable, argnums: Union[int, tuple] = 0, *, has_aux: bool = False) -> Callable:
+    """The Jacobian of ``func`` with respect to ``argnums`` by reverse mode: for each output,
+    ``output.shape + arg.shape``. A scalar output takes one backward pass; larger outputs push
+    every direction at once through a batched pass."""
+    def wrapper(*args):
+        nums = _argnums_tuple(argnums, len(args))
+        nested = _nested(args)
+        with grad_mode.enable_grad():
+            args = list(args)
+            for a in nums:
+                args[a] = _track(args[a])
+            out, aux = _split_aux(func(*args), has_aux, "jacrev")
+            outs = out if isinstance(out, tuple) else (out,)
+            wrt = [args[a] for a in nums]
+            if all(o.numel() == 1 for o in outs) or fwAD._current[0] is not None:
+                jac = tuple(_rows_by_reverse(o, wrt, nested) for o in outs)
+            else:
+                jac = _jacobian_of_outputs(func, args, nums, has_aux)
+        if not nested:
+            jac = tuple(tuple(j.detach() for j in row) for row in jac)
+        res = _assemble(isinstance(out, tuple), jac, argnums)
+        return (res, aux) if has_aux else res
+    return wrapper
+
+
+def _rows_by_reverse(out, wrt, nested):
+    """One output's Jacobian blocks, one backward pass per output element."""
+    from .autograd.functional import _stack
+    flat = out.reshape(-1)
+    n = flat.shape[0]
+    rows = [[] for _ in wrt]
+    for k in range(n):
+        if out.requires_grad:
+            gs = _autograd_grad(flat[k] if n > 1 else flat.reshape(()), wrt, retain_graph=True,
+                                create_graph=nested, allow_unused=True, materialize_grads=True)
+        else:
+            gs = [w.detach() * 0 for w in wrt]
+        for r, g in zip(rows, gs):
+            r.append(g)
+    return tuple(_stack(r, w, out) for r, w in zip(rows, wrt))
+
+
+def _jacobian_of_outputs(func, args, nums, has_aux):
+    def restricted(*xs):
+        full = list(args)
+        for a, x in zip(nums, xs):
+            full[a] = x
+        out = func(*full)
+        return out[0] if has_aux else out
+    _, _, jac = _jacobian_batched(restricted, tuple(args[a] for a in nums), "jacrev")
+    return jac
+
+
+def jacfwd(func: Callable, argnums: Union[int, tuple] = 0, *, has_aux: bool = False) -> Callable:
+    """The Jacobian of ``func`` with respect to ``argnums`` by forward mode, every input
+    direction pushed through ``func`` in one batched pass."""
+    def wrapper(*args):
+        nums = _argnums_tuple(argnums, len(args))
+        box = {}
+
+        def restricted(*xs):
+            full = list(args)
+            for a, x in zip(nums, xs):
+                full[a] = x
+            out, aux = _split_aux(func(*full), has_aux, "jacfwd")
+            box["aux"] = aux
+            return out
+        is_tuple, _, jac = _jacobian_batched(restricted, tuple(args[a] for a in nums), "jacfwd")
+        res = _assemble(is_tuple, jac, argnums)
+        return (res, box["aux"]) if has_aux else res
+    return wrapper
+
+
+def hessian(func: Callable, argnums: Union[int, tuple] = 0) -> Callable:
+    """The Hessian of scalar ``func``, computed forward-over-reverse: ``jacfwd(jacrev(func))``."""
+    return jacfwd(jacrev(func, argnums), argnums)

@@ -1,0 +1,211 @@
+"""Loss functions with PyTorch's ``reduction`` ('mean' | 'sum' | 'none'), composed from numgrad ops."""
+from __future__ import annotations
+
+import warnings
+
+from ... import dtypes
+from ...ops import functional_elementwise as _E
+from ...ops.nn import log_softmax as _log_softmax
+
+__all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+
+
+def _reduce(loss, reduction: str):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_reduction(reduction: str):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_sizes(input, target):
+    if tuple(input.shape) != tuple(target.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    """mse_loss(input, target, reduction='mean') -> Tensor: (input - target)**2, reduced."""
+    _check_reduction(reduction)
+    _check_sizes(input, target)
+    d = input - target
+    loss = d * d
+    return _reduce(loss * weight if weight is not None else loss, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
+    """l1_loss(input, target, reduction='mean') -> Tensor: |input - target|, reduced."""
+    _check_reduction(reduction)
+    _check_sizes(input, target)
+    loss = _E.abs(input - target)
+    return _reduce(loss * weight if weight is not None else loss, reduction)
+
+
+def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None):
+    """huber_loss(input, target, reduction='mean', delta=1.0) -> Tensor
+
+    0.5 * d**2 where |d| < delta, else delta * (|d| - delta / 2), with d = input - target."""
+    _check_reduction(reduction)
+    _check_sizes(input, target)
+    d = _E.abs(input - target)
+    loss = _E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    return _reduce(loss * weight if weight is not None else loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
+                   beta: float = 1.0):
+    """smooth_l1_loss(input, target, reduction='mean', beta=1.0) -> Tensor
+
+    0.5 * d**2 / beta where |d| < beta, else |d| - beta / 2; plain L1 when beta is 0."""
+    _check_reduction(reduction)
+    _check_sizes(input, target)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = _E.abs(input - target)
+    if beta == 0:
+        return _reduce(d, reduction)
+    return _reduce(_E.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+def _class_shape(ndim: int, n_classes: int):
+    # Shape that broadcasts a per-class vector along the class dim (dim 1, or 0 for unbatched).
+    return (n_classes,) + (1,) * (ndim - 1) if ndim == 1 else (1, n_classes) + (1,) * (ndim - 2)
+
+
+def _check_targets(input, target, ignore_index):
+    if target.dtype.is_floating_point or target.dtype is dtypes.bool:
+        raise RuntimeError(f"expected scalar type Long but found {_type_name(target.dtype)}")
+    batched = input.ndim >= 2
+    if batched and target.shape[0] != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    expected = tuple(input.shape[:1]) + tuple(input.shape[2:]) if batched else ()
+    if tuple(target.shape) != expected:
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
+    if target.numel():
+        n_classes = input.shape[1] if batched else input.shape[0]
+        valid = target != ignore_index
+        bad = valid & ((target < 0) | (target >= n_classes))
+        if bad.any().item():
+            raise IndexError(f"Target {int(target[bad].reshape(-1)[0].item())} is out of bounds.")
+
+
+def _type_name(d):
+    from ...ops.registry import torch_type_name
+    return torch_type_name(d)
+
+
+def _target_weights(input, target, weight, ignore_index):
+    """(mask, weights): a float (N, C, ...) tensor holding each sample's class weight at its
+    target class (zero elsewhere and for ignored samples), and the per-sample weights."""
+    from ...creation import arange
+    n_classes = input.shape[1] if input.ndim >= 2 else input.shape[0]
+    class_dim = 1 if input.ndim >= 2 else 0
+    classes = arange(n_classes, device=input.device).reshape(_class_shape(max(input.ndim, 1), n_classes))
+    t = target.unsqueeze(class_dim)
+    hit = (t == classes) & (t != ignore_index)
+    mask = hit.to(input.dtype)
+    if weight is not None:
+        mask = mask * weight.reshape(_class_shape(max(input.ndim, 1), n_classes))
+    return mask, mask.sum(class_dim)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+             reduction: str = "mean"):
+    """nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean') -> Tensor
+
+    -input[n, target[n]] * weight[target[n]] per sample; 'mean' divides by the total weight of
+    the non-ignored targets."""
+    _check_reduction(reduction)
+    _check_targets(input, target, ignore_index)
+    class_dim = 1 if input.ndim >= 2 else 0
+    mask, w = _target_weights(input, target, weight, ignore_index)
+    loss = -(input * mask).sum(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                  reduction: str = "mean", label_smoothing: float = 0.0):
+    """cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0)
+
+    Cross entropy between logits ``input`` (N, C, ...) and class indices or class
+    probabilities ``target``; log_softmax is computed stably."""
+    _check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 1 if input.ndim >= 2 else 0
+    n_classes = input.shape[class_dim]
+    logp = _log_softmax(input, class_dim)
+    if target.dtype.is_floating_point:
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target.dtype)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        terms = logp * target
+        if weight is not None:
+            terms = terms * weight.reshape(_class_shape(input.ndim, n_classes))
+        return _reduce(-terms.sum(class_dim), reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0:
+        return nll
+    # Smoothing adds the mean over classes of -log p (class-weighted), skipping ignored samples.
+    terms = logp if weight is None else logp * weight.reshape(_class_shape(input.ndim, n_classes))
+    keep = (target != ignore_index).to(input.dtype)
+    smooth = -terms.sum(class_dim) * keep
+    if reduction == "none":
+        s = smooth
+    elif reduction == "sum":
+        s = smooth.sum()
+    elif weight is None:
+        s = smooth.sum() / keep.sum()
+    else:
+        s = smooth.sum() / _target_weights(input, target, weight, ignore_index)[1].sum()
+    return (1 - label_smoothing) * nll + s * (label_smoothing / n_classes)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
+    """binary_cross_entropy(input, target, weight=None, reduction='mean') -> Tensor
+
+    -(t * log(x) + (1 - t) * log(1 - x)) for probabilities ``x``; each log is clamped at -100
+    as in PyTorch, so x = 0 or 1 gives a finite loss."""
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if input.numel() and ((input < 0) | (input > 1)).any().item():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_x = _E.clamp_min(_E.log(input), -100.0)
+    log_1mx = _E.clamp_min(_E.log(1 - input), -100.0)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    return _reduce(loss * weight if weight is not None else loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction: str = "mean", pos_weight=None):
+    """binary_cross_entropy_with_logits(input, target, weight=None, reduction='mean', pos_weight=None)
+
+    binary_cross_entropy(sigmoid(input), target) computed stably from the logits, with
+    ``pos_weight`` scaling the positive term."""
+    _check_reduction(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    # softplus(-x) = log(1 + exp(-|x|)) + max(-x, 0) never overflows.
+    softplus_neg = _E.log1p(_E.exp(-_E.abs(input))) + _E.relu(-input)
+    if pos_weight is not None:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    return _reduce(loss * weight if weight is not None else loss, reduction)

@@ -1,0 +1,62 @@
+"""Normalization layers' math: layer_norm and batch_norm (composed, so fully differentiable)."""
+from __future__ import annotations
+
+from ...autograd.grad_mode import no_grad
+from ...ops import functional_elementwise as _E
+
+__all__ = ["layer_norm", "batch_norm"]
+
+
+def _normalize(x, dims, eps):
+    mean = x.mean(dims, keepdim=True)
+    xc = x - mean
+    var = (xc * xc).mean(dims, keepdim=True)
+    return xc * _E.rsqrt(var + eps), mean, var
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    """layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5) -> Tensor
+
+    Normalizes over the trailing ``normalized_shape`` dims to zero mean and unit (biased)
+    variance, then applies the elementwise affine ``weight``, ``bias``."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    out, _, _ = _normalize(input, dims, eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5):
+    """batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5)
+
+    Normalizes each channel (dim 1) with the batch statistics in training (updating the
+    running estimates in place, with the unbiased variance) or the running ones in eval."""
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    C = input.shape[1]
+    shape = (1, C) + (1,) * (input.ndim - 2)
+    dims = (0,) + tuple(range(2, input.ndim))
+    if training or running_mean is None:
+        n = input.numel() // C
+        if training and n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{list(input.shape)}")
+        out, mean, var = _normalize(input, dims, eps)
+        if training and running_mean is not None:
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.reshape(C) * momentum)
+                running_var.mul_(1 - momentum).add_(var.reshape(C) * (momentum * n / (n - 1)))
+    else:
+        out = (input - running_mean.reshape(shape)) * _E.rsqrt(running_var.reshape(shape) + eps)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out

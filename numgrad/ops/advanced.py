@@ -1,0 +1,383 @@
+"""Advanced indexing: ``x[idx]`` and ``x[idx] = v`` with integer tensors, lists and boolean masks,
+mixed with basic indices; plus index_put, nonzero/argwhere and the masked ops built on them.
+
+Basic indices (ints, slices, None, Ellipsis) are applied first as views, as PyTorch does; the
+remaining tensor indices are validated and folded into one int64 tensor of element offsets,
+through which a single gather (read) or scatter (write) kernel runs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes, shapes
+from ..autograd import tape
+from . import views
+from .registry import primitive, torch_type_name
+
+__all__ = ["index_put", "nonzero", "argwhere", "masked_select", "masked_fill", "masked_scatter",
+           "count_nonzero"]
+
+
+def _tensor_type():
+    from ..tensor import Tensor
+    return Tensor
+
+
+def _kernels():
+    from ..backends.cpu import index
+    return index
+
+
+def _fmt(shape):
+    return f"[{', '.join(map(str, shape))}]"
+
+
+# ----------------------------------------------------------------------------------- parsing
+
+def _to_index_tensor(item, device):
+    """Lists, tuples and NumPy arrays used as indices become tensors (bool if all bools)."""
+    from ..creation import tensor
+    if isinstance(item, np.ndarray):
+        return _tensor_type()._from_numpy_array(np.array(item))
+    data = list(item)
+    flat = list(_flatten(data))
+    if flat and all(isinstance(v, (bool, np.bool_)) for v in flat):
+        return tensor(data, dtype=dtypes.bool, device=device)
+    if any(hasattr(v, "_storage") for v in flat):
+        from .movement import stack
+        return stack([v if hasattr(v, "_storage") else tensor(v) for v in data])
+    return tensor(data, dtype=dtypes.int64, device=device)
+
+
+def _flatten(seq):
+    for v in seq:
+        if isinstance(v, (list, tuple)):
+            yield from _flatten(v)
+        else:
+            yield v
+
+
+def _parse(x, index):
+    """Apply the basic part of ``index`` to ``x``: returns (view, [(dim, index tensor)]) where
+    each dim is a dim of the view and each index an integer tensor (masks become nonzero())."""
+    Tensor = _tensor_type()
+    items = list(index) if isinstance(index, tuple) else [index]
+    items = [_to_index_tensor(i, x.device) if isinstance(i, (list, np.ndarray)) else i for i in items]
+    consumed = 0
+    for i in items:
+        if isinstance(i, Tensor):
+            consumed += i.ndim if i.dtype in (dtypes.bool, dtypes.uint8) else 1
+        elif i is not None and i is not Ellipsis and not isinstance(i, bool):
+            consumed += 1
+    if sum(1 for i in items if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
+    from . import indexing
+    v = x
+    dim = 0
+    adv = []
+    for i in items:
+        if i is Ellipsis:
+            dim += x.ndim - consumed
+        elif isinstance(i, bool):
+            # A Python bool is a 0-d mask: a new dim of size 1 (True) or 0 (False).
+            v = views.unsqueeze(v, dim)
+            adv.append((dim, _arange_index(1 if i else 0, x.device)))
+            dim += 1
+        elif isinstance(i, Tensor):
+            if i.dtype in (dtypes.bool, dtypes.uint8):
+                _check_mask(v, dim, i)
+                if i.ndim == 0:
+                    v = views.unsqueeze(v, dim)
+                    adv.append((dim, _arange_index(1 if i.item() else 0, x.device)))
+                    dim += 1
+                    continue
+                coords = _kernels().nonzero_coords(i)
+                for k in range(i.ndim):
+                    adv.append((dim + k, Tensor._from_numpy_array(np.ascontiguousarray(coords[:, k]))))
+                dim += i.ndim
+            elif i.dtype.is_floating_point:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            else:
+                adv.append((dim, i))
+                dim += 1
+        elif i is None:
+            v = views.unsqueeze(v, dim)
+            dim += 1
+        elif isinstance(i, slice):
+            v = indexing.basic_index(v, (slice(None),) * dim + (i,))
+            dim += 1
+        else:
+            v = views.select(v, dim, indexing._as_int(i))
+    return v, adv
+
+
+def _arange_index(n, device):
+    from ..creation import arange
+    return arange(n, device=device)
+
+
+def _check_mask(v, dim, mask):
+    for k, s in enumerate(mask._shape):
+        if dim + k >= v.ndim or v._shape[dim + k] != s:
+            raise IndexError(
+                f"The shape of the mask {_fmt(mask._shape)} at index {k} does not match the shape of the "
+                f"indexed tensor {_fmt(v._shape)} at index {dim + k}")
+
+
+# ----------------------------------------------------------------------------------- planning
+
+def _plan(v, adv):
+    """Validate the advanced indices of view ``v`` and fold them into element offsets.
+
+    Returns ``(out_shape, src_strides, offsets, off_strides)``: the result's shape, ``v``'s
+    strides over it (0 on the indexed dims), the int64 offsets tensor and its strides over it.
+    """
+    from ..creation import zeros
+    idx_shapes = [t._shape for _, t in adv]
+    try:
+        bshape = shapes.broadcast_shapes(*idx_shapes)
+    except RuntimeError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(_fmt(s) for s in idx_shapes)) from None
+    offsets = zeros(bshape, dtype=dtypes.int64, device=v.device)
+    for d, t in adv:
+        size = v._shape[d]
+        bad = _kernels().accumulate_offsets(offsets, t, shapes.broadcast_strides(t._shape, t._strides, bshape),
+                                            size, v._strides[d])
+        if bad is not None:
+            raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
+    dims = [d for d, _ in adv]
+    rest = [d for d in range(v.ndim) if d not in dims]
+    nb = len(bshape)
+    if dims == list(range(dims[0], dims[0] + len(dims))):
+        first = dims[0]
+        before = [d for d in rest if d < first]
+        after = [d for d in rest if d > first]
+    else:
+        before, after = [], rest
+    out_shape = tuple(v._shape[d] for d in before) + tuple(bshape) + tuple(v._shape[d] for d in after)
+    src_strides = tuple(v._strides[d] for d in before) + (0,) * nb + tuple(v._strides[d] for d in after)
+    off_strides = (0,) * len(before) + offsets._strides + (0,) * len(after)
+    return out_shape, src_strides, offsets, off_strides
+
+
+# ----------------------------------------------------------------------------------- read
+
+_index_op = primitive(
+    "index", 1,
+    vjp=(lambda g, ans, x, adv: _index_put_adv(_zeros(x.shape, g), adv, g, True),),
+    jvp=(lambda t, ans, x, adv: _index_adv(t, adv),))
+
+
+def _zeros(shape, g):
+    from ..creation import zeros
+    return zeros(shape, dtype=g.dtype, device=g.device)
+
+
+def _index_adv(v, adv):
+    """Gather from view ``v`` at the advanced indices ``adv`` (already-validated dims)."""
+    out_shape, src_strides, offsets, off_strides = _plan(v, adv)
+    Tensor = _tensor_type()
+    result = Tensor._empty(out_shape, v.dtype, v.device)
+    _kernels().run_gather(result, result._strides, offsets, off_strides, v, src_strides, 1)
+    inputs = (v,)
+    if tape.should_record(inputs) or tape.has_tangents(inputs):
+        params = {"adv": adv}
+        if tape.should_record(inputs):
+            tape.record(_index_op, inputs, result, params)
+        if tape.has_tangents(inputs):
+            tape.forward_jvp(_index_op, inputs, result, params)
+    return result
+
+
+def getitem(x, index):
+    """``x[index]`` for indices with tensors, lists or masks: a copy."""
+    v, adv = _parse(x, index)
+    if not adv:
+        return v
+    return _index_adv(v, adv)
+
+
+# ----------------------------------------------------------------------------------- write
+
+_index_put_op = primitive(
+    "index_put", 2,
+    vjp=(lambda g, ans, x, values, adv, accumulate: g if accumulate else _index_put_adv(g, adv, 0, False),
+         lambda g, ans, x, values, adv, accumulate: _index_adv(g, adv)),
+    jvp=(lambda t, ans, x, values, adv, accumulate: t if accumulate else _index_put_adv(t, adv, 0, False),
+         lambda t, ans, x, values, adv, accumulate: _index_put_adv(_zeros(ans.shape, t), adv, t, accumulate)))
+
+
+def _put_raw(v, adv, values, accumulate):
+    """Write ``values`` (a tensor or a number, broadcast to the indexed shape) into view ``v``."""
+    Tensor = _tensor_type()
+    out_shape, dst_strides, offsets, off_strides = _plan(v, adv)
+    if isinstance(values, Tensor):
+        vals = values if values.dtype is v.dtype else values.to(v.dtype)
+        vshape = vals._shape
+        while len(vshape) > len(out_shape) and vshape[0] == 1:
+            vshape = vshape[1:]
+        try:
+            if shapes.broadcast_shapes(vshape, out_shape) != tuple(out_shape):
+                raise RuntimeError
+        except RuntimeError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt(values._shape)} cannot be broadcast "
+                               f"to indexing result of shape {_fmt(out_shape)}") from None
+        vals = vals.reshape(vshape) if vshape != vals._shape else vals
+        val_strides = shapes.broadcast_strides(vals._shape, vals._strides, out_shape)
+    else:
+        from ..creation import tensor
+        vals = tensor([values], dtype=v.dtype, device=v.device)
+        val_strides = (0,) * len(out_shape)
+    if vals._storage is v._storage:
+        vals = vals.clone()
+    _kernels().run_scatter(v, out_shape, dst_strides, offsets, off_strides, vals, val_strides, 1,
+                           1 if accumulate else 0)
+
+
+def _index_put_adv(v, adv, values, accumulate):
+    """Out of place: a copy of ``v`` with ``values`` written at the advanced indices."""
+    out = _tensor_type()._empty(v._shape, v.dtype, v.device)
+    out._write(v)
+    _put_raw(out, adv, values, accumulate)
+    is_t = hasattr(values, "_storage")
+    inputs = (v, values) if is_t else (v,)
+    if tape.should_record(inputs) or tape.has_tangents(inputs):
+        op = _index_put_op if is_t else _index_put_value_op
+        params = {"adv": adv, "accumulate": accumulate}
+        if tape.should_record(inputs):
+            tape.record(op, inputs, out, params)
+        if tape.has_tangents(inputs):
+            tape.forward_jvp(op, inputs, out, params)
+    return out
+
+
+_index_put_value_op = primitive(
+    "index_put_value", 1, backward_name="IndexPutBackward0",
+    vjp=(lambda g, ans, x, adv, accumulate: g if accumulate else _index_put_adv(g, adv, 0, False),),
+    jvp=(lambda t, ans, x, adv, accumulate: t if accumulate else _index_put_adv(t, adv, 0, False),))
+
+
+def _write(v, adv, values, accumulate):
+    """In place into view ``v``: raw when nothing is differentiated, else the differentiable
+    out-of-place op written back with its history."""
+    inputs = (v, values) if hasattr(values, "_storage") else (v,)
+    if tape.should_record(inputs) or tape.has_tangents(inputs):
+        tape.check_inplace(v)
+        result = _index_put_adv(v, adv, values, accumulate)
+        v._write(result)
+        tape.rebase(v, result)
+        return
+    _put_raw(v, adv, values, accumulate)
+    v._bump_version()
+
+
+def setitem(x, index, value):
+    """``x[index] = value`` for indices with tensors, lists or masks (repeated indices: the last
+    write wins, as PyTorch's CPU kernels do)."""
+    v, adv = _parse(x, index)
+    _write(v, adv, value, False)
+
+
+def index_put(input, indices, values, accumulate=False):
+    """index_put(input, indices, values, accumulate=False) -> Tensor: a copy of ``input`` with
+    ``input[indices] = values`` (or ``+=`` with ``accumulate``, where repeated indices add)."""
+    v, adv = _parse(input, tuple(indices))
+    return _index_put_adv(v, adv, values, accumulate)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    """In-place version of :func:`index_put`."""
+    v, adv = _parse(input, tuple(indices))
+    _write(v, adv, values, accumulate)
+    return input
+
+
+# ----------------------------------------------------------------------------------- nonzero
+
+def nonzero(input, *, as_tuple=False):
+    """nonzero(input, *, as_tuple=False) -> Tensor
+
+    The indices of the nonzero elements: an (n, ndim) int64 tensor, or with ``as_tuple`` one
+    1-D tensor per dim (a 0-d input counts as 1-d)."""
+    Tensor = _tensor_type()
+    coords = _kernels().nonzero_coords(input)
+    if as_tuple:
+        if input.ndim == 0:
+            return (Tensor._from_numpy_array(np.zeros(coords.shape[0], dtype=np.int64)),)
+        return tuple(Tensor._from_numpy_array(np.ascontiguousarray(coords[:, k])) for k in range(input.ndim))
+    return Tensor._from_numpy_array(coords)
+
+
+def argwhere(input):
+    """argwhere(input) -> Tensor: the same as ``nonzero(input)``."""
+    return nonzero(input)
+
+
+def count_nonzero(input, dim=None):
+    """count_nonzero(input, dim=None) -> Tensor: the number of nonzero elements (over ``dim``)."""
+    return (input != 0).sum(dim)
+
+
+# ----------------------------------------------------------------------------------- masked ops
+
+def _check_bool_mask(mask, opname):
+    if mask.dtype is not dtypes.bool:
+        raise RuntimeError(f"{opname} only supports boolean masks, but got mask with dtype "
+                           f"{torch_type_name(mask.dtype).lower()}")
+
+
+def masked_select(input, mask):
+    """masked_select(input, mask) -> Tensor: the 1-D tensor of ``input``'s elements where the
+    (broadcast) ``mask`` is True."""
+    _check_bool_mask(mask, "masked_select:")
+    shape = shapes.broadcast_shapes(input._shape, mask._shape)
+    return getitem(input.expand(shape), mask.expand(shape))
+
+
+def masked_fill(input, mask, value):
+    """masked_fill(input, mask, value) -> Tensor: ``input`` with ``value`` where ``mask`` is True."""
+    _check_bool_mask(mask, "masked_fill_")
+    from .functional_elementwise import where
+    if hasattr(value, "_storage"):
+        if value.ndim:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        value = value.to(input.dtype)
+    else:
+        from ..creation import tensor
+        value = tensor(value, dtype=input.dtype, device=input.device)
+    out = where(mask, value, input)
+    if tuple(out.shape) != tuple(input.shape):
+        raise RuntimeError(f"output with shape {_fmt(input._shape)} doesn't match the broadcast shape "
+                           f"{_fmt(out._shape)}")
+    return out
+
+
+def masked_fill_(input, mask, value):
+    """In-place version of :func:`masked_fill`."""
+    from .methods import inplace_apply
+    return inplace_apply(input, masked_fill, (mask, value), {})
+
+
+def masked_scatter(input, mask, source):
+    """masked_scatter(input, mask, source) -> Tensor: ``input`` with the positions where ``mask``
+    is True filled, in order, from the elements of ``source``."""
+    _check_bool_mask(mask, "masked_scatter_")
+    shape = shapes.broadcast_shapes(input._shape, mask._shape)
+    m = mask.expand(shape)
+    n = int(m.sum().item())
+    if n > source.numel():
+        raise RuntimeError(f"masked_scatter: expected source to have at least {n} elements, got {source.numel()}")
+    return index_put(input.expand(shape), (m,), source.reshape(-1)[:n])
+
+
+def masked_scatter_(input, mask, source):
+    """In-place version of :func:`masked_scatter`."""
+    from .methods import inplace_apply
+    return inplace_apply(input, masked_scatter, (mask, source), {})
+
+
+TENSOR_METHODS = {"index_put_": index_put_, "masked_fill_": masked_fill_, "masked_scatter_": masked_scatter_}

@@ -1,0 +1,318 @@
+"""Matrix products: matmul and its family (mm, bmm, mv, dot, outer, the add* fused forms),
+tensordot and kron. Two primitives carry the derivative rules; everything else composes them.
+"""
+from __future__ import annotations
+
+from .. import shapes
+from ..autograd import tape
+from .registry import primitive, torch_type_name
+
+__all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv",
+           "addr", "baddbmm", "addbmm", "tensordot", "kron"]
+TENSOR_METHODS = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv", "addr",
+                  "baddbmm", "addbmm", "kron"]
+INPLACE_METHODS = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
+
+# The cotangent of a batched product is itself a batched product; the engine sums it over any
+# batch dims that were broadcast.
+_MM_VJP = (lambda g, ans, a, b: matmul(g, b.mT), lambda g, ans, a, b: matmul(a.mT, g))
+_MM_JVP = (lambda t, ans, a, b: matmul(t, b), lambda t, ans, a, b: matmul(a, t))
+_mm_op = primitive("mm", 2, vjp=_MM_VJP, jvp=_MM_JVP)
+_bmm_op = primitive("bmm", 2, vjp=_MM_VJP, jvp=_MM_JVP)
+_dot_op = primitive("dot", 2, vjp=(lambda g, ans, a, b: g * b, lambda g, ans, a, b: g * a),
+                    jvp=(lambda t, ans, a, b: dot(t, b), lambda t, ans, a, b: dot(a, t)))
+
+_C10_NAME = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+             "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
+             "float64": "double"}
+
+
+def _shape_str(shape) -> str:
+    return "x".join(map(str, shape))
+
+
+def _check_same_dtype(a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_C10_NAME[a.dtype.name]} != "
+                           f"{_C10_NAME[b.dtype.name]}")
+    if a.dtype.name == "bool":
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+
+
+def _kernels(device):
+    if device.type != "cpu":
+        raise NotImplementedError(f"matrix products are not implemented for device {device}")
+    from ..backends.cpu import matmul as kernels
+    return kernels
+
+
+def _product(op, a, b, out_shape):
+    """Run the batched product kernel for ``a`` (…, M, K) and ``b`` (…, K, N) and record ``op``."""
+    from ..tensor import Tensor
+    from .registry import check_devices
+    device = check_devices((a, b))
+    result = Tensor._empty(out_shape, a.dtype, device)
+    _kernels(device).bmm(a, b, result)
+    if tape.should_record((a, b)):
+        tape.record(op, (a, b), result)
+    if tape.has_tangents((a, b)):
+        tape.forward_jvp(op, (a, b), result)
+    return result
+
+
+def _write_out(result, out):
+    if out is None:
+        return result
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(result.shape)
+    out.copy_(result)
+    return out
+
+
+def mm(input, mat2, *, out=None):
+    """mm(input, mat2) -> Tensor: the product of an (n x m) and an (m x p) matrix."""
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_same_dtype(input, mat2)
+    if input._shape[1] != mat2._shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(input._shape)} and "
+                           f"{_shape_str(mat2._shape)})")
+    return _write_out(_product(_mm_op, input, mat2, (input._shape[0], mat2._shape[1])), out)
+
+
+def _batch_mismatch(batch, k, got_batch, got_k):
+    raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but got: "
+                       f"[{got_batch}, {got_k}].")
+
+
+def _check_bmm(batch1, batch2):
+    if batch1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    _check_same_dtype(batch1, batch2)
+    b, _, k = batch1._shape
+    if batch2._shape[:2] != (b, k):
+        _batch_mismatch(b, k, *batch2._shape[:2])
+
+
+def bmm(input, mat2, *, out=None):
+    """bmm(input, mat2) -> Tensor: batched product of (b x n x m) and (b x m x p) tensors."""
+    _check_bmm(input, mat2)
+    b, n, _ = input._shape
+    return _write_out(_product(_bmm_op, input, mat2, (b, n, mat2._shape[2])), out)
+
+
+def mv(input, vec, *, out=None):
+    """mv(input, vec) -> Tensor: the product of an (n x m) matrix and a vector of size m."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    if input._shape[1] != vec._shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input._shape[0]}), mat ({_shape_str(input._shape)}), "
+                           f"vec ({vec._shape[0]})")
+    _check_same_dtype(input, vec)
+    return _write_out(mm(input, vec.unsqueeze(1)).squeeze(1), out)
+
+
+def dot(input, tensor, *, out=None):
+    """dot(input, tensor) -> Tensor: the inner product of two 1-D tensors (no broadcasting)."""
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                           f"{torch_type_name(input.dtype)} and {torch_type_name(tensor.dtype)}")
+    if input.dtype.name == "bool":
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
+    n, m = input._shape[0], tensor._shape[0]
+    if n != m:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+                           f"number of elements, but got {n} and {m} elements respectively")
+    from ..tensor import Tensor
+    from .registry import check_devices
+    device = check_devices((input, tensor))
+    result = Tensor._empty((), input.dtype, device)
+    # Raw views, not recorded: the kernel sees a (1 x n) @ (n x 1) product.
+    row = input._view((1, n), (0, input._strides[0]))
+    col = tensor._view((n, 1), (tensor._strides[0], 0))
+    _kernels(device).bmm(row, col, result._view((1, 1), (1, 1)))
+    if tape.should_record((input, tensor)):
+        tape.record(_dot_op, (input, tensor), result)
+    if tape.has_tangents((input, tensor)):
+        tape.forward_jvp(_dot_op, (input, tensor), result)
+    return _write_out(result, out)
+
+
+def vdot(input, other, *, out=None):
+    """vdot(input, other) -> Tensor: ``dot`` with the first argument conjugated (same for reals)."""
+    return dot(input, other, out=out)
+
+
+def matmul(input, other, *, out=None):
+    """matmul(input, other) -> Tensor: matrix product with PyTorch's rules.
+
+    1-D x 1-D is a dot product; a 1-D operand is treated as a row (first) or column (second)
+    vector and that dim is removed afterwards; operands of 3 or more dims are stacks of
+    matrices whose batch dims broadcast."""
+    da, db = input.ndim, other.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        r = dot(input, other)
+    elif da == 2 and db == 1:
+        r = mv(input, other)
+    elif da == 1 and db == 2:
+        r = mm(input.unsqueeze(0), other).squeeze(0)
+    elif da == 2 and db == 2:
+        r = mm(input, other)
+    elif da >= 3 and db <= 2:
+        # Fold the batch into the rows: one large gemm instead of many small ones.
+        k = input._shape[-1]
+        lead = input._shape[:-1]
+        r = matmul(input.reshape(-1, k), other)
+        r = r.reshape(lead + r._shape[1:])
+    else:
+        r = _batched(input, other)
+    return _write_out(r, out)
+
+
+def _batched(a, b):
+    squeeze_a = a.ndim == 1
+    squeeze_b = b.ndim == 1
+    if squeeze_a:
+        a = a.unsqueeze(0)
+    if squeeze_b:
+        b = b.unsqueeze(1)
+    _check_same_dtype(a, b)
+    batch = shapes.broadcast_shapes(a._shape[:-2], b._shape[:-2])
+    m, k = a._shape[-2:]
+    if b._shape[-2] != k:
+        _batch_mismatch(shapes.prod(batch), k, shapes.prod(batch), b._shape[-2])
+    r = _product(_bmm_op, a, b, batch + (m, b._shape[-1]))
+    if squeeze_a:
+        r = r.squeeze(-2)
+    if squeeze_b:
+        r = r.squeeze(-1)
+    return r
+
+
+def inner(input, other, *, out=None):
+    """inner(input, other) -> Tensor: sums products over the last dims (scalars multiply)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return _write_out(input * other, out)
+    k = input._shape[-1]
+    if other._shape[-1] != k:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"[{', '.join(map(str, input._shape))}] and [{', '.join(map(str, other._shape))}]")
+    if input.ndim == 1 and other.ndim == 1:
+        return dot(input, other, out=out)
+    r = mm(input.reshape(-1, k), other.reshape(-1, k).t())
+    return _write_out(r.reshape(input._shape[:-1] + other._shape[:-1]), out)
+
+
+def outer(input, vec2, *, out=None):
+    """outer(input, vec2) -> Tensor: the outer product of two vectors (with type promotion)."""
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
+    return _write_out(input.unsqueeze(1) * vec2.unsqueeze(0), out)
+
+
+ger = outer
+
+
+def _scaled_sum(input, product, beta, alpha, shape):
+    """beta * input + alpha * product, with ``input`` ignored (even NaN) when beta is 0."""
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    input = input.expand(shape)
+    return product + (input * beta if beta != 1 else input)
+
+
+def _same_dtype3(name, input, a, b):
+    if not (input.dtype is a.dtype is b.dtype):
+        raise RuntimeError(f"{name} input tensors must have the same dtype, but got "
+                           f"{torch_type_name(input.dtype)}, {torch_type_name(a.dtype)}, and "
+                           f"{torch_type_name(b.dtype)}")
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * (mat1 @ mat2)."""
+    p = mm(mat1, mat2)
+    if input.dtype is not mat1.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {torch_type_name(input.dtype)} "
+                           f"and {torch_type_name(mat1.dtype)}")
+    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * (mat @ vec)."""
+    _same_dtype3("addmv", input, mat, vec)
+    p = mv(mat, vec)
+    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * outer(vec1, vec2)."""
+    p = outer(vec1, vec2)
+    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * bmm(batch1, batch2)."""
+    p = bmm(batch1, batch2)
+    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
+    _check_bmm(batch1, batch2)
+    n, p = batch1._shape[1], batch2._shape[2]
+    # The sum over the batch is one gemm over the concatenated inner dims.
+    p = mm(batch1.permute(1, 0, 2).reshape(n, -1), batch2.reshape(-1, p))
+    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """tensordot(a, b, dims=2) -> Tensor: contracts the last ``dims`` dims of ``a`` with the first
+    ``dims`` of ``b``, or the dims listed in ``dims = (dims_a, dims_b)``."""
+    if isinstance(dims, int) or hasattr(dims, "item") and dims.ndim == 0:
+        n = int(dims)
+        if n < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={n}")
+        da, db = list(range(a.ndim - n, a.ndim)), list(range(n))
+        shown_a = list(range(-n, 0))
+    else:
+        da, db = (list(d.tolist() if hasattr(d, "tolist") else d) for d in dims)
+        da = [d if isinstance(d, int) else int(d) for d in (da if isinstance(da, list) else [da])]
+        db = [d if isinstance(d, int) else int(d) for d in (db if isinstance(db, list) else [db])]
+        if len(da) != len(db):
+            raise RuntimeError("both dimension lists should have same length")
+        shown_a = da
+    for sa, x, y in zip(shown_a, da, db):
+        if a._shape[shapes.normalize_dim(x, a.ndim)] != b._shape[shapes.normalize_dim(y, b.ndim)]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a._shape[x]} in dim {sa} and second "
+                f"has size {b._shape[y]} in dim {y}")
+    da = [shapes.normalize_dim(d, a.ndim) for d in da]
+    db = [shapes.normalize_dim(d, b.ndim) for d in db]
+    free_a = [d for d in range(a.ndim) if d not in da]
+    free_b = [d for d in range(b.ndim) if d not in db]
+    k = shapes.prod(a._shape[d] for d in da)
+    am = a.permute(free_a + da).reshape(-1, k)
+    bm = b.permute(db + free_b).reshape(k, -1)
+    r = mm(am, bm).reshape(tuple(a._shape[d] for d in free_a) + tuple(b._shape[d] for d in free_b))
+    return _write_out(r, out)
+
+
+def kron(input, other, *, out=None):
+    """kron(input, other) -> Tensor: the Kronecker product."""
+    nd = max(input.ndim, other.ndim)
+    sa = (1,) * (nd - input.ndim) + tuple(input._shape)
+    sb = (1,) * (nd - other.ndim) + tuple(other._shape)
+    a = input.reshape(tuple(s for d in sa for s in (d, 1)))
+    b = other.reshape(tuple(s for d in sb for s in (1, d)))
+    return _write_out((a * b).reshape(tuple(x * y for x, y in zip(sa, sb))), out)

@@ -1,0 +1,170 @@
+"""Neural-network primitives: softmax, log_softmax, im2col (unfold), col2im (fold) and padding.
+
+Each is declared once with its VJP and JVP rules (written in numgrad ops, so they nest for
+higher derivatives); the forward passes run the kernels in ``backends/cpu/nn.py``. Softmax
+and log_softmax are fused for speed and stability; im2col and col2im are each other's adjoint,
+which makes convolution and pooling differentiable through one pair of kernels.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+from .. import dtypes, shapes
+from ..autograd import profiler as _profiler
+from ..autograd import tape
+from .registry import primitive
+
+__all__ = ["softmax", "log_softmax", "im2col", "col2im", "constant_pad", "Geometry"]
+
+Geometry = namedtuple("Geometry", "N C H W kh kw sh sw ph pw dh dw oh ow")
+Geometry.__doc__ = """The windows of a (N, C, H, W) input: kernel (kh, kw), stride (sh, sw),
+padding (ph, pw), dilation (dh, dw) and the resulting (oh, ow) window grid."""
+
+_softmax = primitive(
+    "softmax", 1, backward_name="SoftmaxBackward0",
+    vjp=(lambda g, ans, x, dim: ans * (g - (g * ans).sum(dim, keepdim=True)),),
+    jvp=(lambda t, ans, x, dim: ans * (t - (t * ans).sum(dim, keepdim=True)),))
+_log_softmax = primitive(
+    "log_softmax", 1, backward_name="LogSoftmaxBackward0",
+    vjp=(lambda g, ans, x, dim: g - ans.exp() * g.sum(dim, keepdim=True),),
+    jvp=(lambda t, ans, x, dim: t - (ans.exp() * t).sum(dim, keepdim=True),))
+_im2col = primitive(
+    "im2col", 1, backward_name="Im2ColBackward0",
+    vjp=(lambda g, ans, x, geom, pad_value: col2im(g, geom),),
+    jvp=(lambda t, ans, x, geom, pad_value: im2col(t, geom),))
+_col2im = primitive(
+    "col2im", 1, backward_name="Col2ImBackward0",
+    vjp=(lambda g, ans, cols, geom: im2col(g, geom),),
+    jvp=(lambda t, ans, cols, geom: col2im(t, geom),))
+
+
+def _kernels():
+    from ..backends.cpu import nn
+    return nn
+
+
+def _finish(op, inputs, result, params):
+    if tape.should_record(inputs):
+        tape.record(op, inputs, result, params)
+    if tape.has_tangents(inputs):
+        tape.forward_jvp(op, inputs, result, params)
+    return result
+
+
+def _rowwise(op, x, dim, dtype, log: bool):
+    from ..tensor import Tensor
+    if dtype is not None:
+        x = x.to(dtypes.as_dtype(dtype))
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f'"{op.name}_lastdim_kernel_impl" not implemented for '
+                           f"'{_type_name(x.dtype)}'")
+    if x.dtype is dtypes.float16:
+        # float16 is a storage format on the CPU: compute in float32 (differentiably).
+        return _rowwise(op, x.float(), dim, None, log).half()
+    dim = shapes.normalize_dim(dim, x.ndim) if x.ndim else 0
+    if x.device.type != "cpu":
+        return _composite(x, dim, log)
+    last = x.detach() if x.ndim == 0 else x.detach().movedim(dim, -1).contiguous()
+    n = last._shape[-1] if last.ndim else 1
+    out = Tensor._empty(last._shape, x.dtype, x.device)
+    if out.numel():
+        _kernels().softmax_rows(last._storage.data, last._offset, out._storage.data,
+                                out.numel() // n, n, log)
+    if x.ndim > 1 and dim != x.ndim - 1:
+        # Give the result x's dim order without a copy: strides of ``out`` moved back to ``dim``.
+        order = list(range(x.ndim - 1))
+        order.insert(dim, x.ndim - 1)
+        out = Tensor._make(out._storage, x._shape, tuple(out._strides[k] for k in order), 0, x.dtype)
+    return _finish(op, (x,), out, {"dim": dim})
+
+
+def _composite(x, dim, log):
+    # Subtracting the (constant) row maximum keeps exp() finite; the gradient is unchanged.
+    s = x - x.detach().amax(dim, keepdim=True)
+    lse = s.exp().sum(dim, keepdim=True).log()
+    return s - lse if log else (s - lse).exp()
+
+
+def _type_name(d):
+    from .registry import torch_type_name
+    return torch_type_name(d)
+
+
+def softmax(input, dim, dtype=None):
+    """softmax(input, dim, dtype=None) -> Tensor
+
+    exp(x) / sum(exp(x)) along ``dim``, computed without overflow for large inputs."""
+    if _profiler.enabled:
+        return _profiler.timed("aten::softmax", _rowwise, _softmax, input, dim, dtype, False)
+    return _rowwise(_softmax, input, dim, dtype, False)
+
+
+def log_softmax(input, dim, dtype=None):
+    """log_softmax(input, dim, dtype=None) -> Tensor
+
+    x - logsumexp(x) along ``dim``, computed stably (finite values and gradients for large
+    inputs)."""
+    if _profiler.enabled:
+        return _profiler.timed("aten::log_softmax", _rowwise, _log_softmax, input, dim, dtype, True)
+    return _rowwise(_log_softmax, input, dim, dtype, True)
+
+
+def im2col(x, geom: Geometry, pad_value: float = 0.0):
+    """The sliding windows of a (N, C, H, W) tensor as a contiguous (N, oh*ow, C*kh*kw) tensor;
+    taps in the padding read ``pad_value``."""
+    from ..tensor import Tensor
+    g = geom
+    out = Tensor._empty((g.N, g.oh * g.ow, g.C * g.kh * g.kw), x.dtype, x.device)
+    if out.numel():
+        src = x.detach() if x.dtype is not dtypes.float16 else x.detach().float()
+        buf = out if x.dtype is not dtypes.float16 else Tensor._empty(out._shape, dtypes.float32, x.device)
+        sn, sc, sh, sw = src._strides
+        _kernels().im2col(src._storage.data, src._offset, sn, sc, sh, sw, g.N, g.C, g.H, g.W, g.kh, g.kw,
+                          g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, pad_value, buf._storage.data)
+        if buf is not out:
+            out._write(buf)
+    return _finish(_im2col, (x,), out, {"geom": geom, "pad_value": pad_value})
+
+
+def col2im(cols, geom: Geometry):
+    """The adjoint of :func:`im2col`: sums window rows (N, oh*ow, C*kh*kw) back into a
+    (N, C, H, W) tensor."""
+    from ..creation import zeros
+    g = geom
+    src = cols.detach().contiguous()
+    compute = dtypes.float32 if cols.dtype is dtypes.float16 else cols.dtype
+    out = zeros((g.N, g.C, g.H, g.W), dtype=compute, device=cols.device)
+    if src.numel():
+        if src.dtype is not compute:
+            src = src.to(compute)
+        _kernels().col2im(src._storage.data, src._offset, g.N, g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw,
+                          g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, out._storage.data)
+    if compute is not cols.dtype:
+        out = out.to(cols.dtype)
+    return _finish(_col2im, (cols,), out, {"geom": geom})
+
+
+_constant_pad = primitive(
+    "constant_pad_nd", 1, backward_name="ConstantPadNdBackward0",
+    vjp=(lambda g, ans, x, pads, value: _crop(g, pads),),
+    jvp=(lambda t, ans, x, pads, value: constant_pad(t, pads, 0.0),))
+
+
+def _crop(x, pads):
+    """The interior of ``x`` left after removing ``pads`` ((before, after) per trailing dim)."""
+    for k, (lo, hi) in enumerate(pads):
+        dim = x.ndim - 1 - k
+        x = x.narrow(dim, lo, x.shape[dim] - lo - hi)
+    return x
+
+
+def constant_pad(x, pads, value):
+    """``x`` surrounded by ``value``: ``pads`` holds non-negative (before, after) pairs for the
+    last dim, the one before it, and so on."""
+    from ..creation import full
+    shape = list(x.shape)
+    for k, (lo, hi) in enumerate(pads):
+        shape[-1 - k] += lo + hi
+    out = full(shape, value, dtype=x.dtype, device=x.device)
+    _crop(out, pads)._write(x.detach())
+    return _finish(_constant_pad, (x,), out, {"pads": tuple(pads), "value": value})

@@ -1,0 +1,309 @@
+"""Sorting and selection: sort, argsort, topk, kthvalue, msort, unique, searchsorted, bucketize,
+and the counting ops bincount and histc.
+
+Sorting works on rows: the sorted dim is moved last and made contiguous, the CPU sort kernels
+argsort each row, and the values follow the permutation. The values' VJP scatters the cotangent
+back through that permutation; the indices are not differentiable.
+"""
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from .. import dtypes, shapes
+from ..autograd import tape
+from .registry import primitive, torch_type_name
+
+__all__ = ["sort", "argsort", "topk", "kthvalue", "msort", "unique", "searchsorted", "bucketize",
+           "bincount", "histc"]
+
+
+def _return_type(name):
+    cls = collections.namedtuple(name, ["values", "indices"])
+    cls.__module__ = "numgrad.return_types"
+    cls.__repr__ = lambda self: (f"numgrad.return_types.{name}(\nvalues={self.values!r},\n"
+                                 f"indices={self.indices!r})")
+    return cls
+
+
+sort_result = _return_type("sort")
+topk_result = _return_type("topk")
+kthvalue_result = _return_type("kthvalue")
+
+
+def _tensor_type():
+    from ..tensor import Tensor
+    return Tensor
+
+
+def _sorter():
+    from ..backends.cpu import sort
+    return sort
+
+
+def _scatter_back(g, shape, dim, indices):
+    from ..creation import zeros
+    from .gather import scatter_add
+    return scatter_add(zeros(shape, dtype=g.dtype, device=g.device), dim, indices, g)
+
+
+def _gather(t, dim, indices):
+    from .gather import gather
+    return gather(t, dim, indices)
+
+
+_sort_op = primitive("sort", 1,
+                     vjp=(lambda g, ans, x, dim, indices: _scatter_back(g, x.shape, dim, indices),),
+                     jvp=(lambda t, ans, x, dim, indices: _gather(t, dim, indices),))
+_topk_op = primitive("topk", 1,
+                     vjp=(lambda g, ans, x, dim, indices: _scatter_back(g, x.shape, dim, indices),),
+                     jvp=(lambda t, ans, x, dim, indices: _gather(t, dim, indices),))
+
+
+def _rows(x, d):
+    """x with dim ``d`` moved last, as a C-contiguous (rows, n) NumPy array, and that shape."""
+    moved = x.detach().movedim(d, -1).contiguous()
+    n = moved._shape[-1] if moved.ndim else 1
+    return moved._np_view().reshape(-1, n), moved._shape
+
+
+def _from_rows(arr, moved_shape, d, nd):
+    """A tensor over ``arr`` (laid out with dim ``d`` last) shaped like the input: the dims are
+    put back by strides, without a copy or a tape entry."""
+    Tensor = _tensor_type()
+    t = Tensor._from_numpy_array(np.ascontiguousarray(arr).reshape(moved_shape))
+    if nd <= 1:
+        return t
+    order = [k for k in range(nd) if k != d] + [d]
+    shape, strides = [0] * nd, [0] * nd
+    for pos, k in enumerate(order):
+        shape[k] = t._shape[pos]
+        strides[k] = t._strides[pos]
+    return t._view(tuple(shape), tuple(strides))
+
+
+def _sorted(input, dim, descending, k, op):
+    """The first ``k`` values and indices of each row along ``dim`` in sorted order."""
+    nd = input.ndim
+    x = input.reshape(1) if nd == 0 else input
+    d = shapes.normalize_dim(dim, x.ndim)
+    rows, moved_shape = _rows(x, d)
+    S = _sorter()
+    perm = S.argsort(rows, descending)
+    if k != rows.shape[1]:
+        perm = np.ascontiguousarray(perm[:, :k])
+    values = S.take(rows, perm, k)
+    out_shape = tuple(moved_shape[:-1]) + (k,)
+    vals = _from_rows(values, out_shape, d, x.ndim)
+    idx = _from_rows(perm, out_shape, d, x.ndim)
+    if nd == 0:
+        vals, idx = vals.reshape(()), idx.reshape(())
+    params = {"dim": d if nd else 0, "indices": idx}
+    if tape.should_record((input,)):
+        tape.record(op, (input,), vals, params)
+    if tape.has_tangents((input,)):
+        tape.forward_jvp(op, (input,), vals, params)
+    return vals, idx
+
+
+def sort(input, dim=-1, descending=False, stable=False, *, out=None):
+    """sort(input, dim=-1, descending=False, stable=False) -> (Tensor, LongTensor)
+
+    The values sorted along ``dim`` and their original indices. NaN sorts after every number
+    (first when descending). The sort is always stable: equal elements keep their order."""
+    v, i = _sorted(input, dim, descending, input.shape[dim] if input.ndim else 1, _sort_op)
+    return _write_out(sort_result(v, i), out)
+
+
+def _write_out(result, out):
+    if out is None:
+        return result
+    for dst, src in zip(out, result):
+        if tuple(dst.shape) != tuple(src.shape):
+            dst.resize_(src.shape)
+        dst.copy_(src)
+    return type(result)(*out)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """argsort(input, dim=-1, descending=False, stable=False) -> LongTensor: the indices that
+    sort ``input`` along ``dim``."""
+    return sort(input.detach(), dim, descending, stable).indices
+
+
+def msort(input):
+    """msort(input) -> Tensor: ``input`` sorted along dim 0."""
+    return sort(input, 0).values
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """topk(input, k, dim=-1, largest=True, sorted=True) -> (Tensor, LongTensor)
+
+    The ``k`` largest (smallest with ``largest=False``) elements along ``dim``, in sorted order,
+    and their indices."""
+    n = (input.shape[dim] if input.ndim else 1)
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    v, i = _sorted(input, dim, largest, k, _topk_op)
+    return _write_out(topk_result(v, i), out)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """kthvalue(input, k, dim=-1, keepdim=False) -> (Tensor, LongTensor): the ``k``-th smallest
+    element along ``dim`` and its index."""
+    d = shapes.normalize_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    v, i = _sorted(input, d, False, k, _topk_op)
+    if input.ndim:
+        v, i = v.narrow(d, k - 1, 1), i.narrow(d, k - 1, 1)
+        if not keepdim:
+            v, i = v.squeeze(d), i.squeeze(d)
+    return _write_out(kthvalue_result(v, i), out)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)
+
+    The distinct elements in ascending order; optionally the index of each input element in
+    them (shaped like the input) and how often each occurs. NaNs are each distinct."""
+    if dim is not None:
+        raise NotImplementedError("unique(): only dim=None is supported")
+    Tensor = _tensor_type()
+    flat = input.detach().reshape(-1).contiguous()
+    vals = flat._np_view().reshape(1, -1)
+    S = _sorter()
+    perm = S.argsort(vals, False)
+    n = vals.shape[1]
+    wide = vals if vals.dtype != np.float16 else vals.astype(np.float32)
+    sorted_vals = S.take(wide, perm, n)[0]
+    group = np.empty(n, dtype=np.int64)
+    g = S.group_runs(sorted_vals, group)
+    uniq = np.empty(g, dtype=vals.dtype)
+    inverse = np.empty(n, dtype=np.int64)
+    counts = np.empty(g, dtype=np.int64)
+    move = (lambda a: a.view(np.uint16)) if vals.dtype == np.float16 else (lambda a: a)
+    if n:
+        S.unique_scatter(perm[0], group, move(vals[0]), g, move(uniq), inverse, counts)
+    out = [Tensor._from_numpy_array(uniq)]
+    if return_inverse:
+        out.append(Tensor._from_numpy_array(inverse).reshape(input.shape))
+    if return_counts:
+        out.append(Tensor._from_numpy_array(counts))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    """searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None)
+
+    For each value, the index at which it would be inserted into the innermost dim of
+    ``sorted_sequence`` to keep it sorted (after equal elements with ``right=True``)."""
+    Tensor = _tensor_type()
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")
+        right = side == "right"
+    scalar = not isinstance(input, Tensor)
+    seq = sorted_sequence.detach()
+    if sorter is not None:
+        seq = seq.gather(-1, sorter)
+    if scalar:
+        if seq.ndim != 1:
+            raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+                               f"dimension is 1, but we got boundaries tensor dim({seq.ndim}) and input value's "
+                               "dim(0) numel(1)")
+        from ..creation import tensor
+        input = tensor(input)
+    vals = input.detach()
+    if seq.ndim != 1 and (seq.ndim != vals.ndim or seq.shape[:-1] != vals.shape[:-1]):
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of "
+            f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
+            f"[{', '.join(map(str, seq.shape))}] and input value tensor [{', '.join(map(str, vals.shape))}]")
+    ct = dtypes.promote_types(seq.dtype, vals.dtype)
+    np_ct = np.float32 if ct is dtypes.float16 else ct.numpy
+    s2 = np.ascontiguousarray(seq._np_view(), dtype=np_ct).reshape(-1, seq.shape[-1] if seq.ndim else 1)
+    inner = vals.shape[-1] if (vals.ndim and seq.ndim > 1) else max(vals.numel(), 1) if vals.ndim else 1
+    v2 = np.ascontiguousarray(vals._np_view(), dtype=np_ct).reshape(-1, inner) if vals.numel() else \
+        np.empty((0, 1), dtype=np_ct)
+    res = np.empty(v2.shape, dtype=np.int64)
+    if v2.size and s2.shape[1]:
+        _sorter().searchsorted(s2, v2, right, res)
+    elif v2.size:
+        res[...] = 0
+    result = Tensor._from_numpy_array(res.reshape(vals.shape))
+    if out_int32:
+        result = result.to(dtypes.int32)
+    if out is not None:
+        if tuple(out.shape) != tuple(result.shape):
+            out.resize_(result.shape)
+        out.copy_(result)
+        return out
+    return result
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor: the index of the
+    bucket of each element given 1-D sorted ``boundaries``."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
+
+
+def bincount(input, weights=None, minlength=0):
+    """bincount(input, weights=None, minlength=0) -> Tensor: the number of occurrences of each
+    value in a 1-D non-negative integer tensor (or the sum of ``weights`` at them)."""
+    from ..backends.cpu import index as K
+    Tensor = _tensor_type()
+    if input.ndim != 1 or input.dtype.is_floating_point or input.dtype is dtypes.bool:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    if K.first_out_of_range(input, 0, np.iinfo(np.int64).max) is not None:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    x = np.ascontiguousarray(input._np_view(), dtype=np.int64)
+    n = max(int(input.amax().item()) + 1 if x.size else 0, minlength)
+    if weights is None:
+        out = np.zeros(n, dtype=np.int64)
+        K.bincount(x, x, False, out)
+    else:
+        wt = np.float32 if weights.dtype is dtypes.float32 else np.float64
+        w = np.ascontiguousarray(weights.detach()._np_view(), dtype=wt)
+        out = np.zeros(n, dtype=wt)
+        K.bincount(x, w, True, out)
+    return Tensor._from_numpy_array(out)
+
+
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """histc(input, bins=100, min=0, max=0) -> Tensor: a histogram of ``bins`` equal-width bins
+    over [min, max] (the data's range when both are 0); elements outside are ignored."""
+    from ..backends.cpu import index as K
+    Tensor = _tensor_type()
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{torch_type_name(input.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    x = np.ascontiguousarray(input.detach()._np_view(), dtype=np.float64).reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and x.size:
+        lo, hi = (float(v) for v in K.minmax(x))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"torch.histogram(): max must be larger than min, but got min {lo} max {hi}")
+    counts = np.zeros(bins, dtype=np.float64)
+    if x.size:
+        K.histc(x, lo, hi, counts)
+    result = Tensor._from_numpy_array(counts.astype(input.dtype.numpy))
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+TENSOR_METHODS = {}

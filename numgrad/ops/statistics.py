@@ -1,0 +1,221 @@
+"""Reductions composed from the kernel-backed ones: mean, var/std, norm, dist, logsumexp,
+count_nonzero, nansum/nanmean. Their derivatives follow from their parts, except norm's, whose
+rule is declared here so a zero norm gets PyTorch's zero gradient instead of 0/0."""
+from __future__ import annotations
+
+import math
+
+from .. import dtypes
+from ..autograd import tape
+from . import functional_elementwise as F
+from .reductions import _dims, _plain, _reduced_shape, _unreduce, _write_out, amax, amin, sum
+from .registry import primitive, torch_type_name
+
+__all__ = ["mean", "var", "std", "var_mean", "std_mean", "norm", "dist", "logsumexp", "count_nonzero",
+           "nansum", "nanmean"]
+
+_builtin_max = max
+
+
+def _numel(x, dims) -> int:
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    return n
+
+
+def _floating(name, x, dtype=None):
+    d = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
+    if not d.is_floating_point:
+        raise RuntimeError(
+            f"{name}(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {torch_type_name(d)}")
+    return d
+
+
+def _record(op, x, result, params):
+    """Give ``result`` (computed from a plain alias of ``x``) the tape entry and tangent of ``op``."""
+    if tape.should_record((x,)):
+        tape.record(op, (x,), result, params)
+    if tape.has_tangents((x,)):
+        tape.forward_jvp(op, (x,), result, params)
+    return result
+
+
+_mean = primitive(
+    "mean", 1,
+    vjp=(lambda g, ans, x, dims, keepdim, dtype: _unreduce(g, x.shape, dims, keepdim) / _numel(x, dims),),
+    jvp=(lambda t, ans, x, dims, keepdim, dtype: mean(t, dims, keepdim),),
+    backward_name="MeanBackward0")
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """mean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    Mean of all elements or over ``dim``; NaN for no elements. Requires a floating input (or
+    ``dtype``)."""
+    _floating("mean", input, dtype)
+    dims = _dims(dim, input.ndim)
+    n = _numel(input, dims)
+    s = sum(_plain(input), dims, keepdim, dtype=dtype)
+    r = _record(_mean, input, s / n if n else s * math.nan, {"dims": dims, "keepdim": keepdim, "dtype": dtype})
+    return _write_out(r, out)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """nansum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    Sum treating NaN as zero."""
+    x = F.where(F.isnan(input), 0, input) if input.dtype.is_floating_point else input
+    return _write_out(sum(x, dim, keepdim, dtype=dtype), out)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
+
+    Mean of the non-NaN elements."""
+    _floating("nanmean", input, dtype)
+    count = sum(F.logical_not(F.isnan(input)), dim, keepdim)
+    return _write_out(nansum(input, dim, keepdim, dtype=dtype) / count, out)
+
+
+def _correction(name, x, dim, unbiased, correction):
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex. "
+                           f"Got {torch_type_name(x.dtype)} instead.")
+    if isinstance(dim, bool):
+        # The legacy overload var(input, unbiased).
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return dim, correction
+
+
+def _var(x, dim, keepdim, correction):
+    dims = _dims(dim, x.ndim)
+    n = _numel(x, dims)
+    m = sum(x, dims, True) / n if n else sum(x, dims, True) * math.nan
+    d = x - m
+    # PyTorch clamps the degrees of freedom at 0: division then gives inf or NaN.
+    return sum(d * d, dims, keepdim) / _builtin_max(0, n - correction), m, dims
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """var(input, dim=None, unbiased=True, keepdim=False, *, correction=1, out=None) -> Tensor
+
+    Variance over ``dim``: the sum of squared deviations divided by ``N - correction``
+    (``unbiased=False`` means ``correction=0``)."""
+    dim, c = _correction("var", input, dim, unbiased, correction)
+    return _write_out(_var(input, dim, keepdim, c)[0], out)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """std(input, dim=None, unbiased=True, keepdim=False, *, correction=1, out=None) -> Tensor
+
+    Standard deviation: the square root of :func:`var`."""
+    dim, c = _correction("std", input, dim, unbiased, correction)
+    return _write_out(F.sqrt(_var(input, dim, keepdim, c)[0]), out)
+
+
+def _with_mean(x, v, m, dims, keepdim):
+    return v, (m if keepdim else m.reshape(_reduced_shape(x._shape, dims, False)))
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=1) -> (Tensor, Tensor)
+
+    The variance and the mean over ``dim``."""
+    dim, c = _correction("var_mean", input, dim, unbiased, correction)
+    v, m, dims = _var(input, dim, keepdim, c)
+    return _with_mean(input, v, m, dims, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=1) -> (Tensor, Tensor)
+
+    The standard deviation and the mean over ``dim``."""
+    dim, c = _correction("std_mean", input, dim, unbiased, correction)
+    v, m, dims = _var(input, dim, keepdim, c)
+    return _with_mean(input, F.sqrt(v), m, dims, keepdim)
+
+
+# ------------------------------------------------------------------------------------- norms
+
+def _pnorm_local(ans, x, dims, keepdim, p):
+    """d norm / d x: x |x|^(p-2) / norm^(p-1), and 0 where the norm is 0."""
+    a = _unreduce(ans, x.shape, dims, keepdim)
+    if p == 2:
+        local = x / a
+    elif p < 2:
+        local = F.sign(x) * F.pow(F.abs(x), p - 1) / F.pow(a, p - 1)
+    else:
+        local = x * F.pow(F.abs(x), p - 2) / F.pow(a, p - 1)
+    return F.where(a == 0, 0, local)
+
+
+_pnorm = primitive(
+    "norm", 1,
+    vjp=(lambda g, ans, x, dims, keepdim, p: _unreduce(g, x.shape, dims, keepdim) * _pnorm_local(ans, x, dims, keepdim, p),),
+    jvp=(lambda t, ans, x, dims, keepdim, p: sum(t * _pnorm_local(ans, x, dims, keepdim, p), dims, keepdim),),
+    backward_name="NormBackward1")
+
+
+def _p_norm(x, dims, keepdim, p):
+    """(sum |x|^p)^(1/p) for finite p > 0, computed outside autograd and recorded as one op."""
+    a = _plain(x)
+    if p == 2:
+        r = F.sqrt(sum(a * a, dims, keepdim))
+    else:
+        r = F.pow(sum(F.pow(F.abs(a), p), dims, keepdim), 1.0 / p)
+    return _record(_pnorm, x, r, {"dims": dims, "keepdim": keepdim, "p": p})
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor
+
+    The vector p-norm over ``dim`` (all elements when None): p may be any number, ``inf``,
+    ``-inf`` or ``'fro'`` (the 2-norm of the elements)."""
+    x = input if dtype is None else input.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {torch_type_name(x.dtype)}")
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str):
+        raise RuntimeError(f"norm(): unsupported norm type {p!r} for a vector norm")
+    dims = _dims(dim, x.ndim)
+    if p == math.inf:
+        return amax(F.abs(x), dims, keepdim) if x.numel() else sum(F.abs(x), dims, keepdim)
+    if p == -math.inf:
+        return amin(F.abs(x), dims, keepdim)
+    if p == 0:
+        return sum(x != 0, dims, keepdim).to(x.dtype)
+    if p == 1:
+        return sum(F.abs(x), dims, keepdim)
+    return _p_norm(x, dims, keepdim, float(p))
+
+
+def dist(input, other, p=2):
+    """dist(input, other, p=2) -> Tensor: the p-norm of ``input - other`` (broadcast)."""
+    return norm(input - other, p)
+
+
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """logsumexp(input, dim, keepdim=False, *, out=None) -> Tensor
+
+    log(sum(exp(x))) over ``dim``, computed stably by shifting by the maximum."""
+    x = input if input.dtype.is_floating_point else input.to(dtypes.get_default_dtype())
+    dims = _dims(dim, x.ndim)
+    if x.numel() == 0:
+        return _write_out(F.log(sum(F.exp(x), dims, keepdim)), out)
+    m = amax(_plain(x), dims, True)
+    # An infinite maximum would turn x - m into NaN: shift by 0 there instead.
+    m = F.where(F.isinf(m), 0, m)
+    r = F.log(sum(F.exp(x - m), dims, True)) + m
+    return _write_out(r if keepdim else r.reshape(_reduced_shape(x._shape, dims, False)), out)
+
+
+def count_nonzero(input, dim=None):
+    """count_nonzero(input, dim=None) -> LongTensor: the number of nonzero elements over ``dim``."""
+    return sum(input != 0, dim)
+

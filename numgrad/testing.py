@@ -1,0 +1,608 @@
+"""The op table (one OpInfo row per public op) that drives the generic tests and benchmarks,
+and numerical checks users can run on their own code (``assert_close``, ``make_tensor``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable, Iterator, Optional
+
+import numpy as np
+
+import numgrad
+
+__all__ = ["assert_close", "make_tensor", "OpInfo", "SampleInput", "OP_DB", "op_db_by_id",
+           "ALL_DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "INTEGRAL_DTYPES", "default_tolerance"]
+
+ALL_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
+FLOAT_DTYPES = ("float16", "float32", "float64")
+INT_DTYPES = ("uint8", "int8", "int16", "int32", "int64")
+INTEGRAL_DTYPES = ("bool",) + INT_DTYPES
+NO_BOOL = INT_DTYPES + FLOAT_DTYPES
+
+# (rtol, atol) per result dtype, as torch.testing.assert_close; float16 is looser because a
+# float32 computation rounded to float16 may differ by one ulp from a float64 one.
+# Composite ops round their float16 intermediates, hence a looser bound for them.
+_F16_COMPOSITE = {"float16": (1e-2, 1e-2)}
+_TOLERANCES = {"float16": (2e-3, 1e-3), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
+
+
+def default_tolerance(dtype) -> tuple:
+    """``(rtol, atol)`` that :func:`assert_close` uses for ``dtype`` (0, 0 for exact dtypes)."""
+    return _TOLERANCES.get(_dtype_name(dtype), (0.0, 0.0))
+
+
+def _dtype_name(dtype) -> str:
+    if isinstance(dtype, str):
+        return dtype
+    return getattr(dtype, "name", None) or np.dtype(dtype).name
+
+
+# ------------------------------------------------------------------------------ numerical checks
+def _to_numpy(x) -> np.ndarray:
+    if isinstance(x, numgrad.Tensor):
+        return x.detach().numpy().copy() if hasattr(x, "detach") else np.array(x)
+    return np.asarray(x)
+
+
+def assert_close(actual, expected, *, rtol: Optional[float] = None, atol: Optional[float] = None,
+                 equal_nan: bool = True, check_dtype: bool = True, msg: Optional[str] = None) -> None:
+    """Asserts that ``actual`` and ``expected`` are close, like ``torch.testing.assert_close``.
+
+    Both may be numgrad tensors, NumPy arrays or Python numbers. Shapes must match, dtypes too
+    when both are tensors and ``check_dtype`` is set; values must satisfy
+    ``|actual - expected| <= atol + rtol * |expected|``, with defaults chosen by dtype.
+    """
+    both_tensors = isinstance(actual, numgrad.Tensor) and isinstance(expected, numgrad.Tensor)
+    if both_tensors:
+        if tuple(actual.shape) != tuple(expected.shape):
+            raise AssertionError(f"The values for attribute 'shape' do not match: "
+                                 f"{actual.shape} != {expected.shape}.")
+        if check_dtype and actual.dtype != expected.dtype:
+            raise AssertionError(f"The values for attribute 'dtype' do not match: "
+                                 f"{actual.dtype} != {expected.dtype}.")
+    a, e = _to_numpy(actual), _to_numpy(expected)
+    if a.shape != e.shape:
+        raise AssertionError(f"The values for attribute 'shape' do not match: {a.shape} != {e.shape}.")
+    if (rtol is None) != (atol is None):
+        raise ValueError("Both 'rtol' and 'atol' must be either specified or omitted, but got no "
+                         f"{'rtol' if rtol is None else 'atol'}.")
+    if rtol is None:
+        rtol, atol = map(max, zip(default_tolerance(a.dtype), default_tolerance(e.dtype)))
+    if a.dtype == np.bool_ and e.dtype == np.bool_:
+        ok = a == e
+        diff = (a != e).astype(np.float64)
+        rel = diff
+    else:
+        af, ef = a.astype(np.float64), e.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.abs(af - ef)
+            ok = diff <= atol + rtol * np.abs(ef)
+            ok |= af == ef  # equal infinities
+            if equal_nan:
+                ok |= np.isnan(af) & np.isnan(ef)
+            rel = diff / np.abs(ef)
+        diff = np.where(ok, 0.0, np.nan_to_num(diff, nan=np.inf))
+        rel = np.where(ok, 0.0, np.nan_to_num(rel, nan=np.inf))
+    if ok.all():
+        return
+    bad = int((~ok).sum())
+    lines = ["Tensor-likes are not close!" if a.ndim else "Scalars are not close!", "",
+             f"Mismatched elements: {bad} / {ok.size} ({100.0 * bad / ok.size:.1f}%)"]
+    if ok.size:
+        ia = np.unravel_index(int(np.argmax(diff)), ok.shape)
+        ir = np.unravel_index(int(np.argmax(rel)), ok.shape)
+        lines.append(f"Greatest absolute difference: {diff[ia]} at index {tuple(map(int, ia))} "
+                     f"(up to {atol} allowed)")
+        lines.append(f"Greatest relative difference: {rel[ir]} at index {tuple(map(int, ir))} "
+                     f"(up to {rtol} allowed)")
+    text = "\n".join(lines)
+    raise AssertionError(f"{msg}\n\n{text}" if msg else text)
+
+
+def _make_array(shape, dtype: str, rng: np.random.Generator, low=None, high=None) -> np.ndarray:
+    """Random values of ``dtype`` in ``[low, high)``: small integers, floats in [-5, 5) by default."""
+    shape = tuple(shape)
+    if dtype == "bool":
+        return np.asarray(rng.random(shape) < 0.5)
+    if dtype in FLOAT_DTYPES:
+        lo = -5.0 if low is None else low
+        hi = 5.0 if high is None else high
+        return np.asarray(rng.uniform(lo, hi, shape)).astype(dtype)
+    info = np.iinfo(dtype)
+    lo = max(info.min, -9 if low is None else math.ceil(low))
+    hi = min(info.max, 10 if high is None else math.ceil(high))
+    return np.asarray(rng.integers(lo, max(hi, lo + 1), shape)).astype(dtype)
+
+
+def make_tensor(*shape, dtype, low=None, high=None, seed: int = 0, noncontiguous: bool = False,
+                requires_grad: bool = False) -> "numgrad.Tensor":
+    """A tensor of random values of ``dtype`` in ``[low, high)``, like ``torch.testing.make_tensor``.
+
+    ``noncontiguous=True`` returns a view that steps through a larger buffer.
+    """
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    arr = _make_array(shape, _dtype_name(dtype), np.random.default_rng(seed), low, high)
+    t = noncontiguous_view(arr) if noncontiguous else numgrad.tensor(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def noncontiguous_view(arr: np.ndarray) -> "numgrad.Tensor":
+    """A tensor equal to ``arr`` that strides over every other element of its storage."""
+    if arr.ndim == 0:
+        return numgrad.tensor(arr)
+    big = np.zeros(arr.shape[:-1] + (2 * arr.shape[-1],), dtype=arr.dtype)
+    big[..., ::2] = arr
+    return numgrad.tensor(big)[..., ::2]
+
+
+def transposed_view(arr: np.ndarray) -> "numgrad.Tensor":
+    """A tensor equal to ``arr`` whose storage holds it with its first and last dims swapped."""
+    if arr.ndim < 2:
+        return numgrad.tensor(arr)
+    return numgrad.tensor(np.ascontiguousarray(np.swapaxes(arr, 0, -1))).transpose(0, -1)
+
+
+# ------------------------------------------------------------------------------ the table
+@dataclass
+class SampleInput:
+    """Arguments for one call: NumPy arrays (become tensors) or Python scalars, and kwargs.
+
+    ``broadcasts`` marks samples whose operands differ in shape or dtype category; the generic
+    tests run those for fewer dtypes to bound compilation time.
+    """
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    broadcasts: bool = False
+
+    def __repr__(self):
+        def fmt(a):
+            return f"array{a.shape}:{a.dtype}" if isinstance(a, np.ndarray) else repr(a)
+        kw = "".join(f", {k}={v!r}" for k, v in self.kwargs.items())
+        return f"SampleInput({', '.join(map(fmt, self.args))}{kw})"
+
+
+_SAME = object()
+
+
+@dataclass
+class OpInfo:
+    """One row of the op table: how to call an op, what it should compute, what it supports.
+
+    ``ref`` is the NumPy reference, called with the sample's arguments (arrays are widened to
+    float64 when the op's result is floating). ``sample_inputs(dtype, rng)`` yields
+    :class:`SampleInput` s whose first argument is the tensor the method and in-place forms
+    are called on. ``domain`` bounds the generated values (e.g. ``(0, None)`` for log).
+    """
+    name: str
+    op: Callable
+    ref: Callable
+    sample_inputs: Callable
+    dtypes: tuple = ALL_DTYPES
+    variant: str = ""
+    method: Optional[str] = _SAME            # Tensor method name; None if there is none
+    inplace: Optional[str] = _SAME           # in-place method name; None if there is none
+    supports_out: bool = True
+    supports_grad: bool = True
+    supports_gradgrad: bool = True
+    supports_forward_ad: bool = True
+    grad_dtypes: tuple = ("float64",)
+    domain: tuple = (None, None)
+    tolerances: dict = field(default_factory=dict)   # dtype name -> (rtol, atol)
+    torch_name: Optional[str] = _SAME         # function in torch to compare dtypes with
+    kind: str = "elementwise"
+    xfails: dict = field(default_factory=dict)        # test name -> reason (strict xfail)
+
+    def __post_init__(self):
+        if self.method is _SAME:
+            self.method = self.name
+        if self.inplace is _SAME:
+            self.inplace = self.name + "_"
+        if self.torch_name is _SAME:
+            self.torch_name = self.name
+
+    @property
+    def id(self) -> str:
+        return f"{self.name}.{self.variant}" if self.variant else self.name
+
+    def samples(self, dtype: str, seed: int = 0) -> list:
+        """The sample inputs for ``dtype``, reproducibly generated."""
+        return list(self.sample_inputs(dtype, np.random.default_rng(seed)))
+
+    def tolerance(self, dtype) -> tuple:
+        name = _dtype_name(dtype)
+        return self.tolerances.get(name, default_tolerance(name))
+
+    def __repr__(self):
+        return f"OpInfo({self.id})"
+
+
+_SHAPES = ((), (0,), (7,), (2, 3), (2, 1, 3, 1, 2))
+_BROADCAST = (((3, 1), (1, 4)), ((2, 3), (3,)), ((2, 1, 2), ()))
+
+
+def _arg(shape, dtype, rng, domain):
+    return _make_array(shape, dtype, rng, *domain)
+
+
+def _scalar_for(dtype: str, rng, domain):
+    """A Python scalar of the same category as ``dtype``, inside ``domain``."""
+    v = _make_array((), dtype, rng, *domain).item()
+    return bool(v) if dtype == "bool" else v
+
+
+def sample_unary(dtype, rng, *, domain=(None, None), kwargs=None):
+    """Tensors of every shape in the generic list: 0-d, empty, 1-d, 2-d and 5-d."""
+    for shape in _SHAPES:
+        yield SampleInput((_arg(shape, dtype, rng, domain),), dict(kwargs or {}))
+
+
+def sample_binary(dtype, rng, *, domains=((None, None), (None, None)), kwargs=None,
+                  scalar_rhs=True, other_dtype_rhs=True):
+    """Same-shape pairs, broadcasting pairs, a Python scalar on the right and a mixed-dtype pair."""
+    da, db = domains
+    kw = dict(kwargs or {})
+    for shape in _SHAPES:
+        yield SampleInput((_arg(shape, dtype, rng, da), _arg(shape, dtype, rng, db)), kw)
+    for sa, sb in _BROADCAST:
+        yield SampleInput((_arg(sa, dtype, rng, da), _arg(sb, dtype, rng, db)), kw, broadcasts=True)
+    if scalar_rhs:
+        yield SampleInput((_arg((2, 3), dtype, rng, da), _scalar_for(dtype, rng, db)), kw)
+        if dtype != "float64" and other_dtype_rhs:
+            # a Python float promotes an integer tensor to the default dtype
+            yield SampleInput((_arg((3,), dtype, rng, da), float(_scalar_for("float32", rng, db))), kw,
+                              broadcasts=True)
+    if other_dtype_rhs:
+        other = "float64" if dtype != "float64" else "int32"
+        yield SampleInput((_arg((4,), dtype, rng, da), _arg((4,), other, rng, db)), kw, broadcasts=True)
+
+
+def sample_ternary(dtype, rng, *, domains=((None, None),) * 3, kwargs=None, scalar_last=True):
+    """Same-shape triples, a broadcasting triple and (optionally) a Python scalar last."""
+    kw = dict(kwargs or {})
+    for shape in ((), (0,), (7,), (2, 3)):
+        yield SampleInput(tuple(_arg(shape, dtype, rng, d) for d in domains), kw)
+    yield SampleInput(tuple(_arg(s, dtype, rng, d) for s, d in zip(((2, 3), (3,), (2, 1)), domains)), kw,
+                      broadcasts=True)
+    if scalar_last:
+        yield SampleInput(tuple(_arg((2, 3), dtype, rng, d) for d in domains[:2])
+                          + (_scalar_for(dtype, rng, domains[2]),), kw)
+
+
+def sample_reduction(dtype, rng, *, domain=(None, None), extra_kwargs=({},), empty=True):
+    """Full reductions, one dim, negative dim, a tuple of dims, keepdim, 0-d and empty inputs."""
+    x5 = _arg((2, 3, 1, 2, 2), dtype, rng, domain)
+    x2 = _arg((4, 5), dtype, rng, domain)
+    cases = [((_arg((), dtype, rng, domain),), {}), ((x2,), {}), ((x2, 1), {}), ((x2, -2, True), {}),
+             ((x5,), {}), ((x5, (0, 3)), {}), ((x5, (-1, 1), True), {})]
+    if empty:
+        cases.append(((_arg((0, 3), dtype, rng, domain), 1), {}))
+        cases.append(((_arg((0, 3), dtype, rng, domain),), {}))
+    else:
+        cases.append(((_arg((0, 3), dtype, rng, domain), 0), {}))
+    for args, kw in cases:
+        for extra in extra_kwargs:
+            yield SampleInput(args, {**kw, **extra})
+
+
+def _float_out(fn):
+    """A reference that computes in float64 even for integer inputs (NumPy would pick float16)."""
+    def ref(*args, **kwargs):
+        return fn(*[a.astype(np.float64) if isinstance(a, np.ndarray) else a for a in args], **kwargs)
+    return ref
+
+
+def _unary(name, ref, *, dtypes=ALL_DTYPES, domain=(None, None), grad=True, **kw):
+    return OpInfo(name, getattr(numgrad, name), ref, partial(sample_unary, domain=domain), dtypes,
+                  domain=domain, supports_grad=grad, supports_gradgrad=grad, supports_forward_ad=grad,
+                  **kw)
+
+
+def _binary(name, ref, *, dtypes=ALL_DTYPES, domains=((None, None), (None, None)), grad=True,
+            sample_kw=None, **kw):
+    return OpInfo(name, getattr(numgrad, name), ref,
+                  partial(sample_binary, domains=domains, **(sample_kw or {})), dtypes,
+                  supports_grad=grad, supports_gradgrad=grad, supports_forward_ad=grad, **kw)
+
+
+def _np_sign(x):
+    return np.sign(x) if x.dtype != np.bool_ else x.copy()
+
+
+def _np_round(x, decimals=0):
+    if decimals == 0 or x.dtype.kind != "f":
+        return np.round(x)
+    # PyTorch scales, rounds half to even, and scales back in floating point.
+    s = 10.0 ** decimals
+    return np.round(x * s) / s
+
+
+def _np_relu(x):
+    return np.where(x > 0, x, np.zeros_like(x))
+
+
+def _np_sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _np_rsqrt(x):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return 1.0 / np.sqrt(x)
+
+
+def _np_erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def _np_erfc(x):
+    return np.vectorize(math.erfc, otypes=[np.float64])(x)
+
+
+def _np_frac(x):
+    return x - np.trunc(x)
+
+
+def _np_div(x, y, rounding_mode=None):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if rounding_mode is None:
+            return np.true_divide(x, y)
+        if rounding_mode == "trunc":
+            if _is_int(x) and _is_int(y):
+                q = np.abs(x) // np.abs(y)
+                return np.where((np.asarray(x) < 0) != (np.asarray(y) < 0), -q, q)
+            return np.trunc(np.true_divide(x, y))
+        if _is_int(x) and _is_int(y):
+            return np.floor_divide(x, y)
+        return np.floor(np.true_divide(x, y))
+
+
+def _is_int(x) -> bool:
+    return np.asarray(x).dtype.kind in "biu"
+
+
+def _np_floor_divide(x, y):
+    return _np_div(x, y, rounding_mode="floor")
+
+
+def _np_pow(x, y):
+    with np.errstate(all="ignore"):
+        return np.power(x, y)
+
+
+def _np_clamp(x, min=None, max=None):
+    if min is not None:
+        x = np.where(np.isnan(x) if x.dtype.kind == "f" else False, x, np.maximum(x, min))
+    if max is not None:
+        x = np.where(np.isnan(x) if x.dtype.kind == "f" else False, x, np.minimum(x, max))
+    return x
+
+
+def _np_lerp(s, e, w):
+    return s + w * (e - s)
+
+
+def _np_addcmul(x, a, b, value=1):
+    return x + value * a * b
+
+
+def _np_addcdiv(x, a, b, value=1):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return x + value * (a / b)
+
+
+def _np_where(c, x, y):
+    return np.where(c, x, y)
+
+
+def _np_bitwise_not(x):
+    return np.logical_not(x) if x.dtype == np.bool_ else np.invert(x)
+
+
+def _sample_clamp(dtype, rng):
+    x = _arg((2, 3), dtype, rng, (None, None))
+    yield SampleInput((x,), {"min": _scalar_for(dtype, rng, (-3, 0))})
+    yield SampleInput((x,), {"max": _scalar_for(dtype, rng, (0, 3))})
+    yield SampleInput((_arg((7,), dtype, rng, (None, None)), _scalar_for(dtype, rng, (-3, 0)),
+                       _scalar_for(dtype, rng, (0, 3))))
+    yield SampleInput((_arg((), dtype, rng, (None, None)), -1, 1))
+    yield SampleInput((_arg((0, 2), dtype, rng, (None, None)), -1, 1))
+    if dtype != "bool":
+        lo, hi = _arg((3,), dtype, rng, (-4, 0)), _arg((2, 1), dtype, rng, (0, 4))
+        yield SampleInput((_arg((2, 3), dtype, rng, (None, None)), lo, hi), broadcasts=True)
+        yield SampleInput((x, None, hi), broadcasts=True)
+
+
+def _sample_where(dtype, rng):
+    for shape in _SHAPES:
+        yield SampleInput((_arg(shape, "bool", rng, (None, None)), _arg(shape, dtype, rng, (None, None)),
+                           _arg(shape, dtype, rng, (None, None))))
+    yield SampleInput((_arg((2, 1), "bool", rng, (None, None)), _arg((3,), dtype, rng, (None, None)),
+                       _arg((2, 3), dtype, rng, (None, None))), broadcasts=True)
+
+
+def _sample_round_decimals(dtype, rng):
+    for shape in ((), (0,), (2, 3)):
+        yield SampleInput((_arg(shape, dtype, rng, (None, None)),), {"decimals": 2})
+    yield SampleInput((_arg((7,), dtype, rng, (-300, 300)),), {"decimals": -1})
+
+
+def _sample_addc(dtype, rng, *, nonzero_last=False):
+    d3 = (0.5, 3) if nonzero_last else (None, None)
+    domains = ((None, None), (None, None), d3)
+    for kw in ({}, {"value": 0.5 if dtype in FLOAT_DTYPES else 2}):
+        for shape in ((), (0,), (2, 3)):
+            yield SampleInput(tuple(_arg(shape, dtype, rng, d) for d in domains), kw)
+    yield SampleInput(tuple(_arg(s, dtype, rng, d) for s, d in zip(((2, 3), (3,), (2, 1)), domains)), {},
+                      broadcasts=True)
+
+
+def _sample_pow(dtype, rng):
+    if dtype in FLOAT_DTYPES:
+        base, exp = (0.25, 3.0), (-2.0, 2.0)
+    else:
+        base, exp = (-3, 4), (0, 4)
+    yield from sample_binary(dtype, rng, domains=(base, exp), other_dtype_rhs=False)
+    yield SampleInput((_arg((5,), dtype, rng, base), 2))
+    if dtype in FLOAT_DTYPES:
+        yield SampleInput((_arg((5,), dtype, rng, (-3, 3)), 3.0))
+
+
+def _sample_shift(dtype, rng):
+    yield from sample_binary(dtype, rng, domains=((None, None), (0, 3)), other_dtype_rhs=False)
+
+
+def _unary_float(name, np_fn, domain=(None, None), **kw):
+    return _unary(name, _float_out(np_fn), domain=domain, **kw)
+
+
+def _sample_intdiv(dtype, rng, *, kwargs=None):
+    # Integer divisors must not be 0 (that raises); negative divisors exercise the rounding.
+    if dtype in FLOAT_DTYPES:
+        yield from sample_binary(dtype, rng, kwargs=kwargs, domains=((None, None), (0.5, 4)))
+        yield SampleInput((_arg((6,), dtype, rng, (-5, 5)), _arg((6,), dtype, rng, (-4, -0.5))), dict(kwargs or {}))
+        return
+    yield from sample_binary(dtype, rng, kwargs=kwargs, domains=((None, None), (1, 5)))
+    if dtype != "uint8":
+        yield SampleInput((_arg((6,), dtype, rng, (-9, 9)), _arg((6,), dtype, rng, (-5, -1))), dict(kwargs or {}))
+
+
+def _intdiv(name, ref, *, variant="", grad=True, kwargs=None):
+    return OpInfo(name, getattr(numgrad, name), ref, partial(_sample_intdiv, kwargs=kwargs), NO_BOOL,
+                  variant=variant, supports_grad=grad, supports_gradgrad=grad, supports_forward_ad=grad)
+
+
+def _reduction(name, ref, *, dtypes=ALL_DTYPES, grad=True, empty=True, extra_kwargs=({},), **kw):
+    return OpInfo(name, getattr(numgrad, name), ref,
+                  partial(sample_reduction, empty=empty, extra_kwargs=extra_kwargs), dtypes,
+                  inplace=None, supports_grad=grad, supports_gradgrad=grad, supports_forward_ad=grad,
+                  kind="reduction", tolerances={"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-4)},
+                  **kw)
+
+
+def _np_reduce(fn):
+    def ref(x, dim=None, keepdim=False, dtype=None):
+        return fn(x, axis=dim, keepdims=keepdim)
+    return ref
+
+
+def _np_amax(x, dim=None, keepdim=False):
+    return np.amax(x, axis=dim, keepdims=keepdim)
+
+
+def _np_amin(x, dim=None, keepdim=False):
+    return np.amin(x, axis=dim, keepdims=keepdim)
+
+
+OP_DB: list = [
+    # arithmetic
+    _binary("add", np.add),
+    _binary("add", lambda x, y, alpha=1: x + alpha * y, variant="alpha", dtypes=NO_BOOL,
+            sample_kw={"kwargs": {"alpha": 2}}, tolerances=_F16_COMPOSITE),
+    _binary("sub", np.subtract, dtypes=NO_BOOL),
+    _binary("mul", np.multiply),
+    _binary("div", _np_div, domains=((None, None), (0.5, 4))),
+    _intdiv("div", partial(_np_div, rounding_mode="trunc"), variant="trunc", grad=False,
+            kwargs={"rounding_mode": "trunc"}),
+    _intdiv("div", partial(_np_div, rounding_mode="floor"), variant="floor", grad=False,
+            kwargs={"rounding_mode": "floor"}),
+    _intdiv("floor_divide", _np_floor_divide, grad=False),
+    _intdiv("remainder", np.remainder),
+    _intdiv("fmod", np.fmod),
+    OpInfo("pow", numgrad.pow, _np_pow, _sample_pow, NO_BOOL),
+    _binary("atan2", _float_out(np.arctan2)),
+    _binary("maximum", np.maximum),
+    _binary("minimum", np.minimum),
+    # unary math
+    _unary("neg", np.negative, dtypes=NO_BOOL),
+    _unary("abs", np.abs, dtypes=NO_BOOL),
+    _unary("sign", _np_sign),
+    _unary_float("sqrt", np.sqrt, domain=(0.1, 5)),
+    _unary_float("rsqrt", _np_rsqrt, domain=(0.1, 5)),
+    _unary("square", np.square),
+    _unary_float("reciprocal", np.reciprocal, domain=(0.5, 5)),
+    _unary_float("exp", np.exp),
+    _unary_float("exp2", np.exp2),
+    _unary_float("expm1", np.expm1),
+    _unary_float("log", np.log, domain=(0.1, 5)),
+    _unary_float("log1p", np.log1p, domain=(-0.9, 5)),
+    _unary_float("log2", np.log2, domain=(0.1, 5)),
+    _unary_float("log10", np.log10, domain=(0.1, 5)),
+    _unary_float("sin", np.sin),
+    _unary_float("cos", np.cos),
+    _unary_float("tan", np.tan, domain=(-1.4, 1.4)),
+    _unary_float("asin", np.arcsin, domain=(-0.95, 0.95)),
+    _unary_float("acos", np.arccos, domain=(-0.95, 0.95)),
+    _unary_float("atan", np.arctan),
+    _unary_float("sinh", np.sinh),
+    _unary_float("cosh", np.cosh),
+    _unary_float("tanh", np.tanh),
+    _unary_float("asinh", np.arcsinh),
+    _unary_float("acosh", np.arccosh, domain=(1.1, 5)),
+    _unary_float("atanh", np.arctanh, domain=(-0.95, 0.95)),
+    _unary_float("sigmoid", _np_sigmoid),
+    _unary("relu", _np_relu, dtypes=NO_BOOL),
+    _unary_float("erf", _np_erf),
+    _unary_float("erfc", _np_erfc),
+    # rounding
+    _unary("ceil", np.ceil, dtypes=NO_BOOL, grad=False),
+    _unary("floor", np.floor, dtypes=NO_BOOL, grad=False),
+    _unary("round", _np_round, dtypes=NO_BOOL, grad=False),
+    OpInfo("round", numgrad.round, _np_round, _sample_round_decimals, FLOAT_DTYPES, variant="decimals",
+           supports_grad=False, supports_gradgrad=False, supports_forward_ad=False),
+    _unary("trunc", np.trunc, dtypes=NO_BOOL, grad=False),
+    _unary("frac", _np_frac, dtypes=FLOAT_DTYPES),
+    # clamping and selection
+    OpInfo("clamp", numgrad.clamp, _np_clamp, _sample_clamp, NO_BOOL),
+    OpInfo("clip", numgrad.clip, _np_clamp, _sample_clamp, NO_BOOL),
+    _binary("clamp_min", _np_clamp, dtypes=NO_BOOL, sample_kw={"other_dtype_rhs": False}),
+    _binary("clamp_max", lambda x, hi: _np_clamp(x, max=hi), dtypes=NO_BOOL,
+            sample_kw={"other_dtype_rhs": False}),
+    OpInfo("lerp", numgrad.lerp, _np_lerp, partial(sample_ternary, scalar_last=True), FLOAT_DTYPES),
+    OpInfo("addcmul", numgrad.addcmul, _np_addcmul, _sample_addc, NO_BOOL, tolerances=_F16_COMPOSITE),
+    OpInfo("addcdiv", numgrad.addcdiv, _np_addcdiv, partial(_sample_addc, nonzero_last=True), FLOAT_DTYPES,
+           tolerances=_F16_COMPOSITE),
+    OpInfo("where", numgrad.where, _np_where, _sample_where, ALL_DTYPES, method=None, inplace=None),
+    # comparisons and logic
+    _binary("eq", np.equal, grad=False),
+    _binary("ne", np.not_equal, grad=False),
+    _binary("lt", np.less, grad=False),
+    _binary("le", np.less_equal, grad=False),
+    _binary("gt", np.greater, grad=False),
+    _binary("ge", np.greater_equal, grad=False),
+    _binary("logical_and", np.logical_and, grad=False),
+    _binary("logical_or", np.logical_or, grad=False),
+    _binary("logical_xor", np.logical_xor, grad=False),
+    _unary("logical_not", np.logical_not, grad=False),
+    _unary("isnan", np.isnan, grad=False, inplace=None),
+    _unary("isinf", np.isinf, grad=False, inplace=None),
+    _unary("isfinite", np.isfinite, grad=False, inplace=None),
+    # bitwise
+    _binary("bitwise_and", np.bitwise_and, dtypes=INTEGRAL_DTYPES, grad=False,
+            sample_kw={"other_dtype_rhs": False}),
+    _binary("bitwise_or", np.bitwise_or, dtypes=INTEGRAL_DTYPES, grad=False,
+            sample_kw={"other_dtype_rhs": False}),
+    _binary("bitwise_xor", np.bitwise_xor, dtypes=INTEGRAL_DTYPES, grad=False,
+            sample_kw={"other_dtype_rhs": False}),
+    _unary("bitwise_not", _np_bitwise_not, dtypes=INTEGRAL_DTYPES, grad=False),
+    OpInfo("bitwise_left_shift", numgrad.bitwise_left_shift, np.left_shift, _sample_shift, INT_DTYPES,
+           inplace=None, supports_grad=False, supports_gradgrad=False, supports_forward_ad=False),
+    OpInfo("bitwise_right_shift", numgrad.bitwise_right_shift, np.right_shift, _sample_shift, INT_DTYPES,
+           inplace=None, supports_grad=False, supports_gradgrad=False, supports_forward_ad=False),
+    # reductions
+    _reduction("sum", _np_reduce(np.sum)),
+    _reduction("mean", _np_reduce(np.mean), dtypes=FLOAT_DTYPES),
+    _reduction("prod", _np_reduce(np.prod), supports_out=False),
+    _reduction("amax", _np_amax, empty=False, supports_out=False),
+    _reduction("amin", _np_amin, empty=False, supports_out=False),
+    _reduction("any", _np_reduce(np.any), grad=False, supports_out=False),
+    _reduction("all", _np_reduce(np.all), grad=False, supports_out=False),
+]
+
+
+def op_db_by_id() -> dict:
+    """The table as ``{row id: OpInfo}`` (ids are ``name`` or ``name.variant``)."""
+    return {info.id: info for info in OP_DB}
