@@ -85,8 +85,9 @@ class Node:
     def _unpack(self, reattach: bool):
         """The saved ``(ans, *inputs)``, after checking no in-place op changed them since."""
         saved = self._saved
-        if saved is None:
+        if self._released:
             self._check_alive()
+        if saved is None:
             return None
         versions = self._versions
         for i, v in enumerate(versions):
@@ -104,8 +105,12 @@ class Node:
         return saved
 
     def release(self):
-        if self._saved is not None:
-            self._saved = None
+        # Only saved tensors are freed; geometry and scalars (what PyTorch saves as sizes) stay,
+        # so a node that saved no tensor can be replayed, as in PyTorch.
+        versions = self._versions
+        if versions is not None and any(v is not None for v in versions):
+            self._saved = tuple(None if v is not None else s for s, v in zip(self._saved, versions))
+            self._versions = (None,) * len(versions)
             self._released = True
 
     def apply(self, grads_out, create_graph=False):

@@ -156,8 +156,7 @@ def copy_(input, src, non_blocking=False):
         shapes.expand_strides(src._shape, src._strides, input._shape)
     if (tape.should_record((src,)) or input.requires_grad) and tape.grad_mode.is_grad_enabled() \
             or tape.has_tangents((input, src)):
-        if input.requires_grad and input.grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        tape.check_inplace(input)
         value = src if hasattr(src, "_storage") else None
         if value is None:
             input._write(src)
@@ -223,13 +222,13 @@ def fill_(input, value):
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
         return copy_(input, value)
-    if input.requires_grad and input.grad_fn is None and tape.grad_mode.is_grad_enabled():
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    tape.check_inplace(input)
     input._fill_raw(value)
     input._bump_version()
-    if input.grad_fn is not None:
-        input.grad_fn = None
-        input.requires_grad = False
+    if tape.grad_mode.is_grad_enabled() and (input.grad_fn is not None or (
+            input._base is not None and input._base.requires_grad)):
+        # The filled elements no longer depend on anything; a base loses their history.
+        tape.rebase(input, input.detach())
     return input
 
 

@@ -32,7 +32,12 @@ def _pnorm_vjp(g, ans, x, p, dims, keepdim):
     ga = g if keepdim else _unsqueeze_all(g, dims)
     # d||x||_p/dx = x |x|^(p-2) / ||x||^(p-1); zero where the norm is zero, as in PyTorch.
     scale = where(a == 0, 0.0, ga / where(a == 0, 1.0, a) ** (p - 1))
-    return x * x.abs() ** (p - 2) * scale if p != 2 else x * scale
+    if p == 2:
+        return x * scale
+    if p >= 2:
+        return x * x.abs() ** (p - 2) * scale
+    # Below 2, x |x|^(p-2) is 0 * inf at x == 0, where PyTorch's gradient is 0.
+    return where(x == 0, 0.0, x.sign() * x.abs() ** (p - 1)) * scale
 
 
 def _pnorm_jvp(t, ans, x, p, dims, keepdim):

@@ -54,9 +54,7 @@ def inplace_apply(self, fn, args, kwargs):
     """Run ``fn(self, *args)`` writing its result into ``self``; bumps the version counter."""
     from ..autograd import tape
     if tape.should_record((self,) + tuple(args)) or tape.has_tangents((self,) + tuple(args)):
-        if self.requires_grad and self.grad_fn is None:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation.")
+        tape.check_inplace(self)
         result = fn(self, *args, **kwargs)
         _check_inplace(self, result)
         self._write(result)

@@ -258,6 +258,9 @@ def _select_jvp(t, ans, x, dim, keepdim, indices):
 
 _max_dim = primitive("max_dim", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backward_name="MaxBackward0")
 _min_dim = primitive("min_dim", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backward_name="MinBackward0")
+_median = primitive("median", 1, vjp=(lambda g, ans, x: _maxmin_vjp(g, ans, x, (), False, None),),
+                    jvp=(lambda t, ans, x: _maxmin_jvp(t, ans, x, (), False, None),),
+                    backward_name="MedianBackward0")
 _median_dim = primitive("median_dim", 1, vjp=(_select_vjp,), jvp=(_select_jvp,),
                         backward_name="MedianBackward1")
 _mode_dim = primitive("mode", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backward_name="ModeBackward0")
@@ -346,7 +349,13 @@ def median(input, dim=None, keepdim=False):
         if input.numel() == 0:
             from ..creation import full
             return full((), math.nan, dtype=input.dtype, device=input.device)
-        return _select(_median_dim, "median", "median", input.reshape(-1), 0, False)[0]
+        x = input
+        values = _select(None, "median", "median", _plain(x).reshape(-1), 0, False)[0]
+        if tape.should_record((x,)):
+            tape.record(_median, (x,), values)
+        if tape.has_tangents((x,)):
+            tape.forward_jvp(_median, (x,), values)
+        return values
     return return_types["median"](*_select(_median_dim, "median", "median", input, dim, keepdim))
 
 

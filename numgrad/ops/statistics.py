@@ -1,6 +1,6 @@
-"""Reductions composed from the kernel-backed ones: mean, var/std, norm, dist, logsumexp,
-count_nonzero, nansum/nanmean. Their derivatives follow from their parts, except norm's, whose
-rule is declared here so a zero norm gets PyTorch's zero gradient instead of 0/0."""
+"""Reductions composed from the kernel-backed ones: mean, var/std, dist, logsumexp,
+count_nonzero, nansum/nanmean. Their derivatives follow from their parts (mean declares its own
+rule only to be recorded as one node, as PyTorch's MeanBackward0 is)."""
 from __future__ import annotations
 
 import math
@@ -8,10 +8,10 @@ import math
 from .. import dtypes
 from ..autograd import tape
 from . import functional_elementwise as F
-from .reductions import _dims, _plain, _reduced_shape, _unreduce, _write_out, amax, amin, sum
+from .reductions import _dims, _plain, _reduced_shape, _unreduce, _write_out, amax, sum
 from .registry import primitive, torch_type_name
 
-__all__ = ["mean", "var", "std", "var_mean", "std_mean", "norm", "dist", "logsumexp", "count_nonzero",
+__all__ = ["mean", "var", "std", "var_mean", "std_mean", "dist", "logsumexp", "count_nonzero",
            "nansum", "nanmean"]
 
 _builtin_max = max
@@ -139,65 +139,10 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _with_mean(input, F.sqrt(v), m, dims, keepdim)
 
 
-# ------------------------------------------------------------------------------------- norms
-
-def _pnorm_local(ans, x, dims, keepdim, p):
-    """d norm / d x: x |x|^(p-2) / norm^(p-1), and 0 where the norm is 0."""
-    a = _unreduce(ans, x.shape, dims, keepdim)
-    if p == 2:
-        local = x / a
-    elif p < 2:
-        local = F.sign(x) * F.pow(F.abs(x), p - 1) / F.pow(a, p - 1)
-    else:
-        local = x * F.pow(F.abs(x), p - 2) / F.pow(a, p - 1)
-    return F.where(a == 0, 0, local)
-
-
-_pnorm = primitive(
-    "norm", 1,
-    vjp=(lambda g, ans, x, dims, keepdim, p: _unreduce(g, x.shape, dims, keepdim) * _pnorm_local(ans, x, dims, keepdim, p),),
-    jvp=(lambda t, ans, x, dims, keepdim, p: sum(t * _pnorm_local(ans, x, dims, keepdim, p), dims, keepdim),),
-    backward_name="NormBackward1")
-
-
-def _p_norm(x, dims, keepdim, p):
-    """(sum |x|^p)^(1/p) for finite p > 0, computed outside autograd and recorded as one op."""
-    a = _plain(x)
-    if p == 2:
-        r = F.sqrt(sum(a * a, dims, keepdim))
-    else:
-        r = F.pow(sum(F.pow(F.abs(a), p), dims, keepdim), 1.0 / p)
-    return _record(_pnorm, x, r, {"dims": dims, "keepdim": keepdim, "p": p})
-
-
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
-    """norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor
-
-    The vector p-norm over ``dim`` (all elements when None): p may be any number, ``inf``,
-    ``-inf`` or ``'fro'`` (the 2-norm of the elements)."""
-    x = input if dtype is None else input.to(dtype)
-    if not x.dtype.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {torch_type_name(x.dtype)}")
-    if p == "fro" or p is None:
-        p = 2
-    if isinstance(p, str):
-        raise RuntimeError(f"norm(): unsupported norm type {p!r} for a vector norm")
-    dims = _dims(dim, x.ndim)
-    if p == math.inf:
-        return amax(F.abs(x), dims, keepdim) if x.numel() else sum(F.abs(x), dims, keepdim)
-    if p == -math.inf:
-        return amin(F.abs(x), dims, keepdim)
-    if p == 0:
-        return sum(x != 0, dims, keepdim).to(x.dtype)
-    if p == 1:
-        return sum(F.abs(x), dims, keepdim)
-    return _p_norm(x, dims, keepdim, float(p))
-
-
 def dist(input, other, p=2):
     """dist(input, other, p=2) -> Tensor: the p-norm of ``input - other`` (broadcast)."""
-    return norm(input - other, p)
+    from .matrix_functions import vector_norm
+    return vector_norm(input - other, p)
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):

@@ -157,7 +157,7 @@ def _stack(x):
     v = x._np_view()
     if not v.flags.c_contiguous:
         v = x.detach().contiguous()._np_view()
-    return v.reshape(-1, r, c)
+    return v.reshape(shapes.prod(x._shape[:-2]), r, c)
 
 
 def _new(shape, like):
