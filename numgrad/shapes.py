@@ -176,31 +176,31 @@ def expand_strides(shape, strides, sizes, type_name: str = "Float") -> tuple:
             f"the number of sizes provided ({nd}) must be greater or equal to the number of dimensions in the "
             f"tensor ({len(shape)})")
     pad = nd - len(shape)
-    new_shape, new_strides = [], []
-    for i, want in enumerate(sizes):
+    new_shape, new_strides = [0] * nd, [0] * nd
+    # Walk from the last dim: a new leading dim of size 1 takes the stride a contiguous layout
+    # would give it, as PyTorch does; every broadcast dim gets stride 0.
+    for i in range(nd - 1, -1, -1):
+        want = sizes[i]
         if i < pad:
             if want < 0:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({want}) isn't allowed in a leading, non-existing dimension {i}")
-            new_shape.append(want)
-            new_strides.append(0)
-            continue
-        s, st = shape[i - pad], strides[i - pad]
-        if want == -1:
-            want = s
-        if s == want:
-            new_shape.append(s)
-            new_strides.append(st)
-        elif s == 1:
+            s = 1
+            st = new_shape[i + 1] * new_strides[i + 1] if i + 1 < nd else 1
+        else:
+            s, st = shape[i - pad], strides[i - pad]
+            if want == -1:
+                want = s
+        if s != want:
+            if s != 1:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({want}) must match the existing size ({s}) at non-singleton "
+                    f"dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  Tensor sizes: "
+                    f"[{', '.join(map(str, shape))}]")
             if want < 0:
                 raise RuntimeError(f"Trying to create tensor with negative dimension {want}: {list(sizes)}")
-            new_shape.append(want)
-            new_strides.append(0)
-        else:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({want}) must match the existing size ({s}) at non-singleton "
-                f"dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  Tensor sizes: "
-                f"[{', '.join(map(str, shape))}]")
+            st = 0
+        new_shape[i], new_strides[i] = want, st
     return tuple(new_shape), tuple(new_strides)
 
 

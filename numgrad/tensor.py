@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes, shapes
-from .devices import CPU, as_device
+from .devices import CPU
 from .shapes import Size
 from .storage import Storage
 
@@ -154,7 +154,22 @@ class Tensor:
         data = self._storage.data
         if self.device.type == "cpu":
             return data.__array_interface__["data"][0] + self._offset * data.itemsize
-        return data.__cuda_array_interface__["data"][0] + self._offset * data.dtype.itemsize
+        from .backends import cuda
+        return cuda.pointer(data) + self._offset * data.dtype.itemsize
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """The CUDA array interface (version 3) of a CUDA tensor; absent on CPU tensors."""
+        if self._storage.device.type != "cuda":
+            raise AttributeError(
+                f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self.type()} "
+                "If CUDA data is required use tensor.cuda() to copy tensor to device memory.")
+        if self.requires_grad:
+            raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. "
+                               "If gradients aren't required, use var.detach() to get Variable that "
+                               "doesn't require grad.")
+        from .backends import cuda
+        return cuda.array_interface(self)
 
     @property
     def device(self):

@@ -7,7 +7,7 @@ from ..devices import as_device
 from .registry import OPS, backend, primitive
 
 __all__ = ["clone", "contiguous", "to", "copy_", "detach", "detach_", "fill_", "zero_", "requires_grad_",
-           "type", "double", "float", "half", "long", "int", "short", "char", "byte", "bool", "cpu",
+           "type", "double", "float", "half", "long", "int", "short", "char", "byte", "bool", "cpu", "cuda",
            "resize_", "type_as", "new_tensor", "new_empty", "new_zeros", "new_ones", "new_full"]
 
 _builtin_float, _builtin_int, _builtin_bool = float, int, bool
@@ -148,9 +148,13 @@ def cpu(input, memory_format=None):
     return to(input, "cpu")
 
 
+def cuda(input, device=None, non_blocking=False, memory_format=None):
+    """A copy in CUDA memory (``input`` itself when already on that device)."""
+    return to(input, "cuda" if device is None else device)
+
+
 def copy_(input, src, non_blocking=False):
     """Copies ``src`` (broadcast, converted to ``input``'s dtype and device) into ``input``."""
-    from .methods import inplace_apply
     if hasattr(src, "_storage") and src._shape != input._shape:
         # src must expand to input's shape; this raises PyTorch's message when it cannot.
         shapes.expand_strides(src._shape, src._strides, input._shape)

@@ -125,7 +125,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return _write_out(r, out)
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg.norm(A, ord=None, dim=None, keepdim=False) -> Tensor: a vector norm (``dim`` an int,
     or 1-D input) or a matrix norm (``dim`` a pair, or 2-D input with ``ord`` given)."""
     if dim is not None:

@@ -60,12 +60,25 @@ def inplace_apply(self, fn, args, kwargs):
         self._write(result)
         tape.rebase(self, result)
         return self
-    result = fn(self, *args, **kwargs, out=self) if _takes_out(fn) else None
-    if result is None:
-        result = fn(self, *args, **kwargs)
-        _check_inplace(self, result)
-        self._write(result)
+    if _takes_out(fn):
+        # ``out=`` would resize self; an in-place op must not change its shape.
+        _check_inplace_broadcast(self, tuple(args) + tuple(kwargs.values()))
+        return fn(self, *args, **kwargs, out=self)
+    result = fn(self, *args, **kwargs)
+    _check_inplace(self, result)
+    self._write(result)
     return self
+
+
+def _check_inplace_broadcast(self, args):
+    from .. import shapes
+    others = [a.shape for a in args if isinstance(a, Tensor)]
+    if others:
+        shape = shapes.broadcast_shapes(self.shape, *others)
+        if tuple(shape) != tuple(self.shape):
+            raise RuntimeError(
+                f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast shape "
+                f"[{', '.join(map(str, shape))}]")
 
 
 def _takes_out(fn) -> bool:

@@ -65,7 +65,7 @@ def _rows(x, d):
     """x with dim ``d`` moved last, as a C-contiguous (rows, n) NumPy array, and that shape."""
     moved = x.detach().movedim(d, -1).contiguous()
     n = moved._shape[-1] if moved.ndim else 1
-    return moved._np_view().reshape(-1, n), moved._shape
+    return moved._np_view().reshape(shapes.prod(moved._shape[:-1]), n), moved._shape
 
 
 def _from_rows(arr, moved_shape, d, nd):

@@ -14,6 +14,9 @@ from ..tensor import Tensor
 
 __all__ = ["Optimizer"]
 
+_SET_ERROR = ("optimizer parameters need to be organized in ordered collections, but the ordering of tensors "
+              "in sets will change between runs. Please use a list instead.")
+
 
 class Optimizer:
     """Base class of all optimizers.
@@ -28,6 +31,8 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or "
                             f"dicts, but got {params.type()}")
+        if isinstance(params, set):
+            raise TypeError(_SET_ERROR)
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -54,8 +59,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             params = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but the "
-                            "ordering of tensors in sets will change between runs. Please use a list instead.")
+            raise TypeError(_SET_ERROR)
         else:
             params = list(params)
         for p in params:

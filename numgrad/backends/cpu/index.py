@@ -13,13 +13,15 @@ from numba import njit, prange
 from ... import shapes
 from ..iteration import plan
 
-PARALLEL_THRESHOLD = 1 << 17
+# Waking threads costs more than a gather of fewer elements saves (and much more on a busy
+# machine), so only very large gathers run in parallel.
+PARALLEL_THRESHOLD = 1 << 21
 
 _F16 = np.dtype(np.float16)
 _MOVE_VIEW = {np.dtype(np.float16): np.uint16}
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _ptr(r, shape, strides, k, offset):
     """Start of row ``r`` (an index over all but the innermost dim) for operand ``k``."""
     p = offset
@@ -31,12 +33,28 @@ def _ptr(r, shape, strides, k, offset):
     return p
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _rows(shape):
     n = 1
     for d in range(shape.shape[0] - 1):
         n *= shape[d]
     return n
+
+
+@njit(cache=True, nogil=True)
+def _gather_row(out, po, so, idx, pi, si, src, ps, ss, dstride, inner):
+    if si == 0:
+        # One index for the whole row (index_select): a strided (often contiguous) copy.
+        base = ps + idx[pi] * dstride
+        if so == 1 and ss == 1:
+            for j in range(inner):
+                out[po + j] = src[base + j]
+        else:
+            for j in range(inner):
+                out[po + j * so] = src[base + j * ss]
+    else:
+        for j in range(inner):
+            out[po + j * so] = src[ps + j * ss + idx[pi + j * si] * dstride]
 
 
 @njit(cache=True, nogil=True)
@@ -49,8 +67,7 @@ def gather(shape, strides, offsets, out, idx, src, dstride):
         po = _ptr(r, shape, strides, 0, offsets[0])
         pi = _ptr(r, shape, strides, 1, offsets[1])
         ps = _ptr(r, shape, strides, 2, offsets[2])
-        for j in range(inner):
-            out[po + j * so] = src[ps + j * ss + idx[pi + j * si] * dstride]
+        _gather_row(out, po, so, idx, pi, si, src, ps, ss, dstride, inner)
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -63,15 +80,17 @@ def gather_par(shape, strides, offsets, out, idx, src, dstride):
     if rows == 1:
         block = 4096
         for b in prange((inner + block - 1) // block):
-            for j in range(b * block, min(inner, (b + 1) * block)):
+            lo = np.int64(b) * block
+            for j in range(lo, min(inner, lo + block)):
                 out[offsets[0] + j * so] = src[offsets[2] + j * ss + idx[offsets[1] + j * si] * dstride]
         return
-    for r in prange(rows):
+    for pr in prange(rows):
+        # prange counts in unsigned integers; mixed with int64 they would become floats.
+        r = np.int64(pr)
         po = _ptr(r, shape, strides, 0, offsets[0])
         pi = _ptr(r, shape, strides, 1, offsets[1])
         ps = _ptr(r, shape, strides, 2, offsets[2])
-        for j in range(inner):
-            out[po + j * so] = src[ps + j * ss + idx[pi + j * si] * dstride]
+        _gather_row(out, po, so, idx, pi, si, src, ps, ss, dstride, inner)
 
 
 @njit(cache=True, nogil=True)

@@ -97,7 +97,7 @@ def mode(kshape, kstrides, n, s, a, offset, values, indices):
 
 def run(kernel, buf, offset, shape, strides, dim, *args):
     """Apply ``kernel`` along ``dim`` (``shape[dim] > 0``); returns flat (values, indices)."""
-    kshape, kstrides, _, _ = split_reduction(shape, strides, {dim})
+    kshape, kstrides, _, _ = split_reduction(shape, strides, {dim} if shape else set())
     n = shape[dim] if shape else 1
     s = strides[dim] if shape else 0
     rows = 1

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-_RADIX_MIN = 2048
-_DIGIT = 11
+_RADIX_MIN = 256
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
@@ -191,9 +190,10 @@ def argsort(rows: np.ndarray, descending: bool) -> np.ndarray:
     if rows.size == 0:
         return perm
     udt = keys.dtype.type
-    digit = 8 if keys.itemsize <= 2 else _DIGIT
+    # Wider digits mean fewer passes but bigger histograms: worth it only for long rows.
+    digit = 11 if rows.shape[1] >= (1 << 16) and keys.itemsize > 2 else 8
     shifts = np.arange(0, 8 * keys.itemsize, digit).astype(keys.dtype)
-    fn = argsort_rows_par if rows.shape[0] > 1 and rows.size >= (1 << 16) else argsort_rows
+    fn = argsort_rows_par if rows.shape[0] > 1 and rows.size >= (1 << 21) else argsort_rows
     fn(keys, perm, shifts, udt((1 << digit) - 1))
     return perm
 
@@ -205,5 +205,5 @@ def take(rows: np.ndarray, perm: np.ndarray, k: int) -> np.ndarray:
     src, dst = rows, out
     if rows.dtype == np.float16:
         src, dst = rows.view(np.uint16), out.view(np.uint16)
-    (take_rows_par if rows.size >= (1 << 17) else take_rows)(src, perm, dst, k)
+    (take_rows_par if rows.size >= (1 << 21) else take_rows)(src, perm, dst, k)
     return out

@@ -1,0 +1,44 @@
+"""Elementwise ops, reductions and per-call overhead: numgrad beside NumPy and PyTorch."""
+from . import cases
+
+
+class Elementwise:
+    """add, mul, exp, tanh on float32 inputs, contiguous or transposed."""
+
+    params = (cases.LIBRARIES, cases.ELEMENTWISE, cases.SIZES, cases.LAYOUTS)
+    param_names = ["library", "op", "n", "layout"]
+
+    def setup(self, library, op, n, layout):
+        self.run = cases.elementwise_case(library, op, n, layout)
+        self.run()  # compile kernels outside the timed runs
+
+    def time_op(self, library, op, n, layout):
+        self.run()
+
+
+class Reduction:
+    """sum and mean of float32 inputs, over all elements or the last dim."""
+
+    params = (cases.LIBRARIES, cases.REDUCTIONS, cases.SIZES, cases.REDUCE_DIMS)
+    param_names = ["library", "op", "n", "dim"]
+
+    def setup(self, library, op, n, dim):
+        self.run = cases.reduction_case(library, op, n, dim)
+        self.run()
+
+    def time_op(self, library, op, n, dim):
+        self.run()
+
+
+class Overhead:
+    """One call on 16-element tensors: dispatch cost, not arithmetic."""
+
+    params = (cases.LIBRARIES, cases.SMALL_OPS)
+    param_names = ["library", "op"]
+
+    def setup(self, library, op):
+        self.run = cases.small_case(library, op)
+        self.run()
+
+    def time_op(self, library, op):
+        self.run()

@@ -1,0 +1,146 @@
+"""Index-driven data movement and sorting at 1e6 elements beside NumPy (and PyTorch when
+importable): gather, scatter, scatter_add, index_select, advanced indexing and sort."""
+import numpy as np
+
+import numgrad
+
+try:
+    import torch
+except ImportError:  # the comparison is optional
+    torch = None
+
+LIBRARIES = ["numgrad", "numpy", "torch"]
+N = 1000  # 1000 x 1000 = 1e6 elements
+
+
+def _convert(library, *arrays):
+    if library == "numgrad":
+        return [numgrad.tensor(a) for a in arrays]
+    if library == "torch":
+        if torch is None:
+            raise NotImplementedError("torch is not installed")
+        return [torch.from_numpy(a) for a in arrays]
+    return list(arrays)
+
+
+def _data(dtype="float32"):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((N, N)).astype(dtype)
+    idx = rng.integers(0, N, (N, N))
+    return x, idx
+
+
+class Gather:
+    """out[i, j] = x[i, idx[i, j]] over 1e6 elements (NumPy: take_along_axis)."""
+
+    params = (LIBRARIES, ["float32", "float64"])
+    param_names = ["library", "dtype"]
+
+    def setup(self, library, dtype):
+        x, idx = _data(dtype)
+        self.x, self.idx = _convert(library, x, idx)
+        self.fn = {"numgrad": lambda: numgrad.gather(self.x, 1, self.idx),
+                   "torch": lambda: torch.gather(self.x, 1, self.idx),
+                   "numpy": lambda: np.take_along_axis(self.x, self.idx, 1)}[library]
+        self.fn()  # compile kernels outside the timed runs
+
+    def time_gather(self, library, dtype):
+        self.fn()
+
+
+class Scatter:
+    """out[i, idx[i, j]] = src[i, j] in place over 1e6 elements (NumPy: put_along_axis)."""
+
+    params = (LIBRARIES, ["float32", "float64"])
+    param_names = ["library", "dtype"]
+
+    def setup(self, library, dtype):
+        x, idx = _data(dtype)
+        self.out, self.idx, self.src = _convert(library, np.zeros_like(x), idx, x)
+        self.fn = {"numgrad": lambda: self.out.scatter_(1, self.idx, self.src),
+                   "torch": lambda: self.out.scatter_(1, self.idx, self.src),
+                   "numpy": lambda: np.put_along_axis(self.out, self.idx, self.src, 1)}[library]
+        self.fn()
+
+    def time_scatter(self, library, dtype):
+        self.fn()
+
+
+class ScatterAdd:
+    """out[i, idx[i, j]] += src[i, j] in place over 1e6 elements (NumPy: add.at)."""
+
+    params = (LIBRARIES, ["float32"])
+    param_names = ["library", "dtype"]
+
+    def setup(self, library, dtype):
+        x, idx = _data(dtype)
+        self.out, self.idx, self.src = _convert(library, np.zeros_like(x), idx, x)
+        rows = np.arange(N)[:, None]
+        self.fn = {"numgrad": lambda: self.out.scatter_add_(1, self.idx, self.src),
+                   "torch": lambda: self.out.scatter_add_(1, self.idx, self.src),
+                   "numpy": lambda: np.add.at(self.out, (rows, self.idx), self.src)}[library]
+        self.fn()
+
+    def time_scatter_add(self, library, dtype):
+        self.fn()
+
+
+class IndexSelect:
+    """1000 random rows of a 1000 x 1000 matrix (NumPy: take along axis 0)."""
+
+    params = (LIBRARIES, ["float32", "float64"])
+    param_names = ["library", "dtype"]
+
+    def setup(self, library, dtype):
+        x, idx = _data(dtype)
+        self.x, self.rows = _convert(library, x, np.ascontiguousarray(idx[0]))
+        self.fn = {"numgrad": lambda: numgrad.index_select(self.x, 0, self.rows),
+                   "torch": lambda: torch.index_select(self.x, 0, self.rows),
+                   "numpy": lambda: np.take(self.x, self.rows, axis=0)}[library]
+        self.fn()
+
+    def time_index_select(self, library, dtype):
+        self.fn()
+
+
+class AdvancedIndex:
+    """x[rows, cols] with two 1e6-element index tensors, reading and writing."""
+
+    params = (LIBRARIES,)
+    param_names = ["library"]
+
+    def setup(self, library):
+        x, idx = _data()
+        self.x, self.rows, self.cols = _convert(library, x, idx, np.ascontiguousarray(idx.T))
+        self.time_read(library)
+        self.time_write(library)
+
+    def time_read(self, library):
+        self.x[self.rows, self.cols]
+
+    def time_write(self, library):
+        self.x[self.rows, self.cols] = 1.0
+
+
+class Sort:
+    """sort of 1e6 float32 values: one vector, and 1000 rows of 1000. NumPy's ``values``
+    variant is np.sort; its ``values+indices`` variant (what sort returns) argsort + take."""
+
+    params = (LIBRARIES, ["1-d", "rows"], ["values", "values+indices"])
+    param_names = ["library", "shape", "numpy_variant"]
+
+    def setup(self, library, shape, variant):
+        x, _ = _data()
+        if shape == "1-d":
+            x = x.reshape(-1)
+        if library != "numpy" and variant == "values":
+            raise NotImplementedError("sort always returns values and indices")
+        (self.x,) = _convert(library, x)
+        self.fn = {"numgrad": lambda: numgrad.sort(self.x, -1),
+                   "torch": lambda: torch.sort(self.x, -1),
+                   "numpy": (lambda: np.sort(self.x, -1)) if variant == "values" else
+                   (lambda: np.take_along_axis(self.x, np.argsort(self.x, -1), -1))}[library]
+        self.fn()
+
+    def time_sort(self, library, shape, variant):
+        self.fn()

@@ -1,0 +1,95 @@
+"""The CUDA backend's entry points, with the CPU backend's interface: tensors in, kernels run.
+
+Elementwise ops, reductions and scans run generated CUDA kernels; index-returning reductions
+(argmax/argmin, median, mode) and the ``arange``/``linspace`` fills run their CPU kernels on a
+host copy (see ``fallback.py`` for the ops that do so at the op level).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import shapes
+from . import elementwise as _ew
+from . import reduce as _red
+from . import scan as _scan
+
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+
+
+def _compute_np(compute):
+    c = np.dtype(compute.numpy)
+    # float16 values are widened to float32 registers and rounded back on store.
+    return _F32 if c == _F16 else c
+
+
+def elementwise(op, compute, result, inputs, shape):
+    c = _compute_np(compute)
+    operands = []
+    for x in inputs:
+        if hasattr(x, "_storage"):
+            if x.device.type != "cuda":
+                # A 0-d CPU tensor is a scalar operand, as in PyTorch.
+                operands.append(c.type(x.item()))
+            else:
+                operands.append((x._storage.data, x._offset,
+                                 shapes.broadcast_strides(x._shape, x._strides, shape)))
+        else:
+            operands.append(c.type(x))
+    _ew.run(op, c, result._storage.data, result._offset, result._strides, shape, operands)
+
+
+def _new(shape, dtype, device):
+    from ...tensor import Tensor
+    return Tensor._empty(shape, dtype, device)
+
+
+def _flat(t):
+    return t._storage.data[t._offset:t._offset + t.numel()]
+
+
+def reduce(op, x, dims, compute, init, out_shape, result_dtype):
+    """Reduce ``dims`` of ``x`` with ``op`` accumulating in ``compute``; a new tensor of ``out_shape``."""
+    out = _new(out_shape, result_dtype, x.device)
+    if out.numel() == 0:
+        return out
+    if any(x._shape[d] == 0 for d in dims):
+        out._fill_raw(init)
+        return out
+    _red.run(op, _compute_np(compute), x._storage.data, x._offset, x._shape, x._strides, dims, init,
+             _flat(out))
+    return out
+
+
+def scan(op, x, dim, compute, init, result_dtype):
+    """Cumulative ``op`` of ``x`` along ``dim``; a new contiguous tensor."""
+    out = _new(x._shape, result_dtype, x.device)
+    _scan.run(op, _compute_np(compute), x._storage.data, x._offset, x._shape, x._strides, dim, init,
+              _flat(out))
+    return out
+
+
+def _cpu():
+    from ..cpu import dispatch
+    return dispatch
+
+
+def select(kind, x, dim, out_shape, *args):
+    """argmax/argmin, median or mode along ``dim``: the CPU kernel on a host copy."""
+    values, indices = _cpu().select(kind, x.detach().cpu(), dim, out_shape, *args)
+    return values.to(x.device), indices.to(x.device)
+
+
+def _fill_on_host(t, fill, *args):
+    from ...tensor import Tensor
+    host = Tensor._empty(t._shape, t.dtype)
+    fill(host, *args)
+    t._write(host)
+
+
+def fill_affine(t, start, step):
+    _fill_on_host(t, _cpu().fill_affine, start, step)
+
+
+def fill_linspace(t, start, end, step):
+    _fill_on_host(t, _cpu().fill_linspace, start, end, step)

@@ -1,0 +1,130 @@
+"""Strided elementwise kernels for CUDA, generated from an op's scalar function.
+
+One module is generated per (op, compute dtype, operand pattern): each operand is an array
+('a') or a scalar passed by value ('s'). Every kernel is a grid-stride loop, so one launch
+geometry serves any size; ``contig`` is the fast path for unit-stride operands, ``flat`` walks
+one coalesced strided dim, and ``nd`` unravels each index over int64 shape/stride arrays, so
+ndim never triggers a compile.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import codegen
+from ..iteration import plan
+from . import runtime
+
+_HEADER = """\
+import numpy as np
+from numba import cuda
+from numgrad.ops.registry import get_op
+_f = cuda.jit(device=True)(get_op({name!r}).math)
+_c = np.{compute}
+_K = {{}} if cuda.config.ENABLE_CUDASIM else dict(cache=True)
+"""
+
+_BODY = """
+
+@cuda.jit(**_K)
+def contig(n, out, {cargs}):
+    i = cuda.grid(1)
+    step = cuda.gridsize(1)
+    while i < n:
+        out[i] = _f({creads})
+        i += step
+
+
+@cuda.jit(**_K)
+def flat(n, out, oo, os, {fargs}):
+    i = cuda.grid(1)
+    step = cuda.gridsize(1)
+    while i < n:
+        out[oo + i * os] = _f({freads})
+        i += step
+
+
+@cuda.jit(**_K)
+def nd(n, shape, strides, offsets, out, {cargs}):
+    i = cuda.grid(1)
+    step = cuda.gridsize(1)
+    ndim = shape.shape[0]
+    while i < n:
+        rem = i
+        po = offsets[0]
+{init}
+        for d in range(ndim - 1, -1, -1):
+            idx = rem % shape[d]
+            rem //= shape[d]
+            po += idx * strides[0, d]
+{advance}
+        out[po] = _f({nreads})
+        i += step
+"""
+
+
+def _source(name: str, compute: str, pattern: str) -> str:
+    arrays = [k for k, m in enumerate(pattern) if m == "a"]
+    cargs = ", ".join(f"a{k}" for k in range(len(pattern)))
+    fargs = ", ".join(f"a{k}, o{k}, s{k}" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
+    creads = ", ".join(f"_c(a{k}[i])" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
+    freads = ", ".join(f"_c(a{k}[o{k} + i * s{k}])" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
+    nreads = ", ".join(f"_c(a{k}[p{k}])" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
+    init = "\n".join(f"        p{k} = offsets[{j + 1}]" for j, k in enumerate(arrays)) or "        pass"
+    advance = "\n".join(f"            p{k} += idx * strides[{j + 1}, d]" for j, k in enumerate(arrays)) \
+        or "            pass"
+    return _HEADER.format(name=name, compute=compute) + _BODY.format(
+        cargs=cargs, fargs=fargs, creads=creads, freads=freads, nreads=nreads, init=init, advance=advance)
+
+
+_kernels: dict = {}
+
+
+def kernels(op, compute_np: np.dtype, pattern: str):
+    """The generated module of ``op``'s kernels for one compute dtype and operand pattern."""
+    key = (op.name, compute_np, pattern)
+    mod = _kernels.get(key)
+    if mod is None:
+        mod = _kernels[key] = codegen.load_module(
+            f"cuda_ew_{op.name}_{compute_np.name}_{pattern}", _source(op.name, compute_np.name, pattern),
+            depends_on=(op.source_file,))
+    return mod
+
+
+def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
+    """Run ``op`` over ``shape``: ``operands`` are (device array, offset, broadcast strides)
+    triples or scalars already converted to the compute dtype."""
+    n = 1
+    for s in shape:
+        n *= s
+    if n == 0:
+        return
+    pattern = "".join("a" if isinstance(o, tuple) else "s" for o in operands)
+    arrays = [o for o in operands if isinstance(o, tuple)]
+    mod = kernels(op, np.dtype(compute_np), pattern)
+    lshape, lstrides = plan(shape, [out_strides] + [o[2] for o in arrays])
+    launch = (runtime.blocks_for(n), runtime.geometry()[0])
+    if len(lshape) <= 1:
+        st = [s[0] if s else 0 for s in lstrides]
+        if all(s == 1 for s in st) or n == 1:
+            it = iter(arrays)
+            args = [_window(*next(it)[:2], n) if m == "a" else o for m, o in zip(pattern, operands)]
+            mod.contig[launch](n, _window(out_buf, out_offset, n), *args)
+            return
+        args, j = [], 1
+        for m, o in zip(pattern, operands):
+            if m == "a":
+                args += (o[0], o[1], st[j])
+                j += 1
+            else:
+                args.append(o)
+        mod.flat[launch](n, out_buf, out_offset, st[0], *args)
+        return
+    shape_a = np.array(lshape, dtype=np.int64)
+    strides = np.array(lstrides, dtype=np.int64)
+    offsets = np.array([out_offset] + [o[1] for o in arrays], dtype=np.int64)
+    args = [o[0] if isinstance(o, tuple) else o for o in operands]
+    mod.nd[launch](n, shape_a, strides, offsets, out_buf, *args)
+
+
+def _window(buf, offset, n):
+    return buf[offset:offset + n]

@@ -1,0 +1,54 @@
+"""The engine at scale: very deep graphs (no recursion) and no leaks across many steps."""
+import gc
+import tracemalloc
+import weakref
+
+import numgrad as ng
+from numgrad.autograd import tape
+
+
+def test_deep_graph_has_no_recursion_limit():
+    x = ng.ones(1, requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y + 1.0
+    y.backward()
+    assert x.grad.item() == 1.0
+
+
+def _step(w1, w2, x, target):
+    h = (x * w1).relu()
+    out = (h * w2).sum(1)
+    loss = ((out - target) ** 2).mean()
+    loss.backward()
+    with ng.no_grad():
+        w1.sub_(w1.grad * 0.01)
+        w2.sub_(w2.grad * 0.01)
+    w1.grad = None
+    w2.grad = None
+    return loss
+
+
+def test_no_leak_over_many_steps():
+    w1 = ng.ones(4, 3).requires_grad_()
+    w2 = ng.ones(4, 3).requires_grad_()
+    x = ng.ones(4, 3)
+    target = ng.zeros(4)
+    for _ in range(200):
+        _step(w1, w2, x, target)
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    nodes = []
+    for i in range(10_000):
+        loss = _step(w1, w2, x, target)
+        if i % 1000 == 0:
+            nodes.append(weakref.ref(loss.grad_fn))
+    del loss
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert after - before < 256 * 1024
+    assert all(r() is None for r in nodes)
+    gc.collect()
+    assert not any(isinstance(o, tape.Node) and not isinstance(o, tape.AccumulateGrad)
+                   for o in gc.get_objects())
