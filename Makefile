@@ -6,7 +6,6 @@ PY := $(VENV)/bin/python
 
 $(VENV)/.installed: setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test]"
 	touch $@
 
@@ -19,4 +18,4 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[bench]"
-	cd asv_bench && ../$(VENV)/bin/asv run -E existing --quick
+	cd asv_bench && ../$(VENV)/bin/asv machine --yes >/dev/null && ../$(VENV)/bin/asv run -E existing --quick

@@ -283,7 +283,7 @@ def sample_reduction(dtype, rng, *, domain=(None, None), extra_kwargs=({},), emp
         cases.append(((_arg((0, 3), dtype, rng, domain), 1), {}))
         cases.append(((_arg((0, 3), dtype, rng, domain),), {}))
     else:
-        cases.append(((_arg((0, 3), dtype, rng, domain), 0), {}))
+        cases.append(((_arg((0, 3), dtype, rng, domain), 1), {}))
     for args, kw in cases:
         for extra in extra_kwargs:
             yield SampleInput(args, {**kw, **extra})
@@ -600,6 +600,144 @@ OP_DB: list = [
     _reduction("amin", _np_amin, empty=False, supports_out=False),
     _reduction("any", _np_reduce(np.any), grad=False, supports_out=False),
     _reduction("all", _np_reduce(np.all), grad=False, supports_out=False),
+]
+
+
+# ------------------------------------------------------------------------------ data movement
+def _ints(*arrays):
+    """Index arguments back to int64 (the generic tests widen every array of a float op)."""
+    return [np.asarray(a).astype(np.int64) for a in arrays]
+
+
+def _np_gather(x, dim, index):
+    return np.take_along_axis(x, *_ints(index), dim)
+
+
+def _np_index_select(x, dim, index):
+    return np.take(x, *_ints(index), axis=dim)
+
+
+def _np_take(x, index):
+    return np.take(x, *_ints(index))
+
+
+def _np_diag_embed(x, offset=0):
+    n = x.shape[-1] + abs(offset)
+    out = np.zeros(x.shape[:-1] + (n, n), dtype=x.dtype)
+    rows = np.arange(x.shape[-1]) + max(-offset, 0)
+    out[..., rows, rows + offset] = x
+    return out
+
+
+def _np_masked_fill(x, mask, value):
+    return np.where(mask, value, x)
+
+
+def _sample_gather(dtype, rng):
+    yield SampleInput((_arg((3, 4), dtype, rng, (None, None)), 1, rng.integers(0, 4, (3, 2))))
+    yield SampleInput((_arg((2, 3, 2), dtype, rng, (None, None)), 0, rng.integers(0, 2, (2, 3, 2))))
+    yield SampleInput((_arg((0, 3), dtype, rng, (None, None)), 1, np.zeros((0, 2), dtype=np.int64)))
+
+
+def _sample_index_select(dtype, rng):
+    yield SampleInput((_arg((3, 4), dtype, rng, (None, None)), 0, np.array([2, 0, 2])))
+    yield SampleInput((_arg((2, 5, 3), dtype, rng, (None, None)), 1, np.array([4, 1])))
+    yield SampleInput((_arg((2, 0), dtype, rng, (None, None)), 0, np.array([], dtype=np.int64)))
+
+
+def _sample_take(dtype, rng):
+    yield SampleInput((_arg((3, 4), dtype, rng, (None, None)), np.array([[0, -1], [5, 11]])))
+    yield SampleInput((_arg((7,), dtype, rng, (None, None)), np.array([3, -7])))
+
+
+def _sample_shape_kw(dtype, rng, *, cases):
+    for shape, args in cases:
+        yield SampleInput((_arg(shape, dtype, rng, (None, None)),) + args)
+
+
+def _sample_masked_fill(dtype, rng):
+    value = _scalar_for(dtype, rng, (None, None))
+    yield SampleInput((_arg((2, 3), dtype, rng, (None, None)), rng.random((2, 3)) < 0.5, value))
+    yield SampleInput((_arg((2, 3), dtype, rng, (None, None)), rng.random(3) < 0.5, value), broadcasts=True)
+    yield SampleInput((_arg((0, 3), dtype, rng, (None, None)), np.zeros((0, 3), dtype=bool), value))
+
+
+def _movement(name, ref, sample, *, grad=True, method=_SAME, inplace=None, dtypes=ALL_DTYPES, **kw):
+    return OpInfo(name, getattr(numgrad, name), ref, sample, dtypes, method=method, inplace=inplace,
+                  supports_out=False, supports_grad=grad, supports_gradgrad=grad, supports_forward_ad=grad,
+                  kind="movement", **kw)
+
+
+OP_DB += [
+    _movement("gather", _np_gather, _sample_gather),
+    _movement("index_select", _np_index_select, _sample_index_select),
+    _movement("take", _np_take, _sample_take),
+    _movement("flip", np.flip, partial(_sample_shape_kw, cases=[((3, 4), ((0,),)), ((2, 3, 2), ((2, 0),)),
+                                                                   ((0, 2), ((1,),))])),
+    _movement("roll", lambda x, s, d=None: np.roll(x, s, d),
+              partial(_sample_shape_kw, cases=[((3, 4), (1, 0)), ((2, 3, 2), ((2, -1), (1, 2))),
+                                                 ((5,), (7,)), ((0, 2), (1, 1))])),
+    _movement("tril", np.tril, partial(_sample_shape_kw, cases=[((3, 4), ()), ((2, 3, 3), (-1,)),
+                                                                   ((0, 2), (1,))]), inplace="tril_"),
+    _movement("triu", np.triu, partial(_sample_shape_kw, cases=[((3, 4), ()), ((2, 3, 3), (1,)),
+                                                                   ((4, 2), (-2,))]), inplace="triu_"),
+    _movement("diag_embed", _np_diag_embed, partial(_sample_shape_kw, cases=[((3,), ()), ((2, 3), (1,)),
+                                                                               ((2, 2), (-1,))])),
+    _movement("repeat_interleave", lambda x, r, dim=None: np.repeat(x, r, axis=dim),
+              partial(_sample_shape_kw, cases=[((2, 3), (2, 1)), ((3,), (3,)), ((0, 2), (2, 0))])),
+    _movement("msort", lambda x: np.sort(x, axis=0),
+              partial(_sample_shape_kw, cases=[((5,), ()), ((4, 3), ()), ((0, 2), ())])),
+    _movement("argsort", lambda x, dim=-1: np.argsort(x, axis=dim, kind="stable"),
+              partial(_sample_shape_kw, cases=[((6,), ()), ((4, 3), (0,)), ((2, 0), ())]), grad=False,
+              torch_name=None),
+    _movement("masked_fill", _np_masked_fill, _sample_masked_fill, inplace="masked_fill_"),
+]
+
+
+# ------------------------------------------------------------------------------ matrix products, linalg
+def _sample_pairs(dtype, rng, *, cases):
+    for sa, sb in cases:
+        yield SampleInput((_arg(sa, dtype, rng, (None, None)), _arg(sb, dtype, rng, (None, None))),
+                          broadcasts=len(sa) != len(sb))
+
+
+def _sample_square(dtype, rng, *, rhs=None):
+    for shape in ((3, 3), (2, 3, 3), (0, 2, 2)):
+        # Diagonally dominant, so that every sample is well conditioned.
+        a = _arg(shape, dtype, rng, (-1, 1)) + 4 * np.eye(shape[-1], dtype=dtype)
+        yield SampleInput((a,) if rhs is None else (a, _arg(shape[:-1] + (rhs,), dtype, rng, (None, None))))
+
+
+_MATMUL_CASES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((2, 2, 3), (3, 4)),
+                 ((2, 1, 2, 3), (3, 3, 2)), ((0, 3), (3, 2))]
+_PRODUCT_DTYPES = INT_DTYPES + FLOAT_DTYPES
+_PRODUCT_TOL = {"float16": (1e-2, 1e-2), "float32": (1e-5, 1e-5)}
+# The generic strided test repeats the first row of each matrix, which makes it singular.
+_SINGULAR_WHEN_EXPANDED = {"noncontiguous": "an expanded matrix is singular"}
+
+
+def _product(name, ref, cases, **kw):
+    return OpInfo(name, getattr(numgrad, name), ref, partial(_sample_pairs, cases=cases), _PRODUCT_DTYPES,
+                  inplace=None, tolerances=_PRODUCT_TOL, kind="linalg",
+                  xfails={"unsupported": "PyTorch raises NotImplementedError for bool products"}, **kw)
+
+
+def _linalg(name, ref, sample, **kw):
+    return OpInfo(f"linalg.{name}", getattr(numgrad.linalg, name), ref, sample, ("float32", "float64"),
+                  method=None, inplace=None, torch_name=None, tolerances={"float32": (1e-4, 1e-5)},
+                  kind="linalg", **kw)
+
+
+OP_DB += [
+    _product("matmul", np.matmul, _MATMUL_CASES),
+    _product("mm", np.matmul, [((2, 3), (3, 4)), ((0, 3), (3, 2)), ((2, 0), (0, 3))]),
+    _product("bmm", np.matmul, [((2, 2, 3), (2, 3, 4)), ((0, 2, 3), (0, 3, 1))]),
+    _product("mv", np.matmul, [((2, 3), (3,)), ((0, 3), (3,))]),
+    _product("dot", np.dot, [((3,), (3,)), ((0,), (0,))]),
+    _product("kron", np.kron, [((2, 3), (2, 2)), ((3,), (2, 2))]),
+    _linalg("inv", np.linalg.inv, _sample_square, xfails=_SINGULAR_WHEN_EXPANDED),
+    _linalg("det", np.linalg.det, _sample_square),
+    _linalg("solve", np.linalg.solve, partial(_sample_square, rhs=2), xfails=_SINGULAR_WHEN_EXPANDED),
 ]
 
 

@@ -118,7 +118,7 @@ def test_tensordot_and_kron():
         numgrad.tensordot(T(arr(2, 3)), T(arr(4, 5)), dims=1)
     x, y = arr(2, 3), arr(4, 2, 2)
     assert_close(numgrad.kron(T(x), T(y)), np.kron(x, y))
-    assert_close(numgrad.kron(T(arr(3, dtype="int64")), T(x)).numpy().shape, (2, 9))
+    assert numgrad.kron(T(arr(3, dtype="int64")), T(x)).shape == (2, 9)
 
 
 EINSUM_CASES = [("ij,jk->ik", [(2, 3), (3, 4)]), ("ij,jk", [(2, 3), (3, 4)]), ("ii", [(3, 3)]),

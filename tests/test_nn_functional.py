@@ -189,3 +189,16 @@ def test_max_pool_return_indices_and_ties():
     out.sum().backward()
     # Like PyTorch, the whole gradient goes to one maximum, not split among ties.
     assert x.grad.sum().item() == 2.0 and x.grad.max().item() == 1.0
+
+
+def test_large_inputs_take_the_threaded_kernels():
+    ng.manual_seed(0)
+    x = ng.randn(400, 400)
+    y = F.log_softmax(x, 1)
+    np.testing.assert_allclose(y[:100].numpy(), F.log_softmax(x[:100], 1).numpy(), rtol=1e-6)
+    img = ng.randn(4, 8, 30, 30)
+    cols = F.unfold(img, 3, padding=1)
+    np.testing.assert_array_equal(cols[3].numpy(), F.unfold(img[3:], 3, padding=1)[0].numpy())
+    back = F.fold(cols, (30, 30), 3, padding=1)
+    np.testing.assert_allclose(back[2].numpy(), F.fold(cols[2:3], (30, 30), 3, padding=1)[0].numpy(),
+                               rtol=1e-6)

@@ -380,4 +380,11 @@ def masked_scatter_(input, mask, source):
     return inplace_apply(input, masked_scatter, (mask, source), {})
 
 
+# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
+from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
+_host_fallback(globals(), ['getitem', 'index_put', 'nonzero', 'argwhere', 'count_nonzero',
+               'masked_select', 'masked_fill', 'masked_scatter'], inplace=['setitem', 'index_put_',
+               'masked_fill_', 'masked_scatter_'])
+
+
 TENSOR_METHODS = {"index_put_": index_put_, "masked_fill_": masked_fill_, "masked_scatter_": masked_scatter_}

@@ -466,3 +466,9 @@ def eigvalsh(A, UPLO="L", *, out=None):
         return _write_out(eigh(A, UPLO).eigenvalues, out)
     x = A.mT if UPLO == "U" else A
     return _write_out(_call(lambda k: k.eigvalsh, x, name="linalg.eigvalsh"), out)
+
+
+# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
+from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
+_host_fallback(globals(), ['inv', 'det', 'slogdet', 'solve', 'cholesky', 'qr', 'svd', 'svdvals', 'eigh',
+               'eigvalsh'])

@@ -474,5 +474,12 @@ def put_(input, index, source, accumulate=False):
                      lambda s: put(s, index, source, accumulate), input, (), (source,))
 
 
+# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
+from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
+_host_fallback(globals(), ['gather', 'scatter', 'scatter_add', 'scatter_reduce', 'index_select',
+               'index_add', 'index_copy', 'index_fill', 'take', 'put'], inplace=['scatter_',
+               'scatter_add_', 'index_add_', 'index_copy_', 'index_fill_', 'put_'])
+
+
 TENSOR_METHODS = {"scatter_": scatter_, "scatter_add_": scatter_add_, "index_add_": index_add_,
                   "index_copy_": index_copy_, "index_fill_": index_fill_, "put_": put_}

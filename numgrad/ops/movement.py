@@ -107,7 +107,7 @@ def cat(tensors, dim=0, *, out=None):
     starts, pos = [], 0
     for t in used:
         starts.append(pos)
-        if t._shape[d]:
+        if t.numel():
             st = list(result._strides)
             sub = result._view(t._shape, st, result._offset + pos * result._strides[d])
             sub._write(t)
@@ -294,7 +294,8 @@ def flip(input, dims):
     # A negative-stride alias that only the copy kernel ever sees.
     src = input._view(input._shape, tuple(strides), offset)
     result = _tensor_type()._empty(input._shape, input.dtype, input.device)
-    result._write(src)
+    if result.numel():
+        result._write(src)
     return _record(_flip_op, (input,), result, {"dims": norm})
 
 
@@ -457,3 +458,8 @@ def one_hot(tensor, num_classes=-1):
 
 
 TENSOR_METHODS = {"repeat": repeat, "tril_": tril_, "triu_": triu_}
+
+
+# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
+from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
+_host_fallback(globals(), ['repeat_interleave'])

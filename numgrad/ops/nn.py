@@ -67,9 +67,14 @@ def _rowwise(op, x, dim, dtype, log: bool):
     last = x.detach() if x.ndim == 0 else x.detach().movedim(dim, -1).contiguous()
     n = last._shape[-1] if last.ndim else 1
     out = Tensor._empty(last._shape, x.dtype, x.device)
-    if out.numel():
-        _kernels().softmax_rows(last._storage.data, last._offset, out._storage.data,
-                                out.numel() // n, n, log)
+    total = out.numel()
+    if total:
+        k = _kernels()
+        if total >= k.PARALLEL_THRESHOLD and total // n > 1:
+            k.softmax_rows_par(last._storage.data, last._offset, out._storage.data, total // n, n, log,
+                               min(total // n, _threads()))
+        else:
+            k.softmax_rows(last._storage.data, last._offset, out._storage.data, 0, total // n, n, log)
     if x.ndim > 1 and dim != x.ndim - 1:
         # Give the result x's dim order without a copy: strides of ``out`` moved back to ``dim``.
         order = list(range(x.ndim - 1))
@@ -83,6 +88,11 @@ def _composite(x, dim, log):
     s = x - x.detach().amax(dim, keepdim=True)
     lse = s.exp().sum(dim, keepdim=True).log()
     return s - lse if log else (s - lse).exp()
+
+
+def _threads() -> int:
+    import numba
+    return numba.get_num_threads()
 
 
 def _type_name(d):
@@ -119,8 +129,13 @@ def im2col(x, geom: Geometry, pad_value: float = 0.0):
         src = x.detach() if x.dtype is not dtypes.float16 else x.detach().float()
         buf = out if x.dtype is not dtypes.float16 else Tensor._empty(out._shape, dtypes.float32, x.device)
         sn, sc, sh, sw = src._strides
-        _kernels().im2col(src._storage.data, src._offset, sn, sc, sh, sw, g.N, g.C, g.H, g.W, g.kh, g.kw,
-                          g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, pad_value, buf._storage.data)
+        k = _kernels()
+        args = (g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, pad_value,
+                buf._storage.data)
+        if out.numel() >= k.PARALLEL_THRESHOLD and g.N > 1:
+            k.im2col_par(src._storage.data, src._offset, sn, sc, sh, sw, g.N, *args)
+        else:
+            k.im2col(src._storage.data, src._offset, sn, sc, sh, sw, 0, g.N, *args)
         if buf is not out:
             out._write(buf)
     return _finish(_im2col, (x,), out, {"geom": geom, "pad_value": pad_value})
@@ -137,8 +152,12 @@ def col2im(cols, geom: Geometry):
     if src.numel():
         if src.dtype is not compute:
             src = src.to(compute)
-        _kernels().col2im(src._storage.data, src._offset, g.N, g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw,
-                          g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, out._storage.data)
+        k = _kernels()
+        args = (g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, out._storage.data)
+        if src.numel() >= k.PARALLEL_THRESHOLD and g.N > 1:
+            k.col2im_par(src._storage.data, src._offset, g.N, *args)
+        else:
+            k.col2im(src._storage.data, src._offset, 0, g.N, *args)
     if compute is not cols.dtype:
         out = out.to(cols.dtype)
     return _finish(_col2im, (cols,), out, {"geom": geom})
@@ -168,3 +187,8 @@ def constant_pad(x, pads, value):
     out = full(shape, value, dtype=x.dtype, device=x.device)
     _crop(out, pads)._write(x.detach())
     return _finish(_constant_pad, (x,), out, {"pads": tuple(pads), "value": value})
+
+
+# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
+from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
+_host_fallback(globals(), ['im2col', 'col2im'])

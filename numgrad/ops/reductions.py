@@ -194,7 +194,7 @@ def _run_reduction(op, x, dim, keepdim, dtype, name):
         _check_nonempty(name or op.name, x, dims, dim is None or dim == ())
     acc = _acc_dtype(op, x, dtype)
     # float16 is a storage format: accumulate in float32 (and bool as itself for any/all).
-    compute = dtypes.float32 if acc is dtypes.float16 else dtypes.bool if acc is dtypes.uint8 else acc
+    compute = dtypes.float32 if acc is dtypes.float16 else dtypes.bool if op in (_any, _all) else acc
     result = backend(x.device).reduce(op, x, dims, compute, _identity(op, acc),
                                       _reduced_shape(x._shape, dims, keepdim), acc)
     params = {"dims": dims, "keepdim": keepdim, "dtype": dtype}

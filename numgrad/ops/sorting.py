@@ -306,4 +306,10 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         out.copy_(result)
         return out
     return result
+# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
+from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
+_host_fallback(globals(), ['sort', 'argsort', 'msort', 'topk', 'kthvalue', 'unique', 'searchsorted',
+               'bucketize', 'bincount', 'histc'])
+
+
 TENSOR_METHODS = {}

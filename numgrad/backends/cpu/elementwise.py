@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import codegen
 from ..iteration import plan
+from .parallel import use_parallel
 
 # Below this many elements a parallel loop costs more in thread wake-ups than it saves.
 PARALLEL_THRESHOLD = 1 << 17
@@ -130,6 +131,25 @@ def kernels(op, compute_np: np.dtype, arity: int):
     return mod
 
 
+_plans: dict = {}
+
+
+def _plan(shape, out_strides, operands):
+    """The coalesced loop of one call, memoized on its geometry (small ops repeat geometries)."""
+    key = (shape, out_strides) + tuple(o[2] for o in operands)
+    p = _plans.get(key)
+    if p is None:
+        lshape, lstrides = plan(shape, [out_strides] + [o[2] for o in operands])
+        if len(lshape) <= 1:
+            p = (None, lstrides[0][0] if lstrides[0] else 1, [st[0] if st else 0 for st in lstrides[1:]])
+        else:
+            p = (np.array(lshape, dtype=np.int64), np.array(lstrides, dtype=np.int64), None)
+        if len(_plans) > 4096:
+            _plans.clear()
+        _plans[key] = p
+    return p
+
+
 def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
     """Run ``op`` over ``shape``: ``operands`` are (buffer, offset, broadcast strides) triples."""
     n = 1
@@ -138,20 +158,18 @@ def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
     if n == 0:
         return
     mod = kernels(op, compute_np, len(operands))
-    lshape, lstrides = plan(shape, [out_strides] + [o[2] for o in operands])
-    par = n >= PARALLEL_THRESHOLD
-    if len(lshape) <= 1:
+    # One coalesced dim: (None, output stride, operand strides); else (shape, strides, None).
+    shape_a, strides, flat_strides = _plan(tuple(shape), tuple(out_strides), operands)
+    par = use_parallel(n, PARALLEL_THRESHOLD)
+    if shape_a is None:
         args = []
-        for (buf, off, _), st in zip(operands, lstrides[1:]):
-            args += (buf, off, st[0] if st else 0)
-        ostride = lstrides[0][0] if lstrides[0] else 1
+        for (buf, off, _), st in zip(operands, flat_strides):
+            args += (buf, off, st)
         if par:
-            mod.flat_par(n, out_buf, out_offset, ostride, *args, CHUNKS)
+            mod.flat_par(n, out_buf, out_offset, strides, *args, CHUNKS)
         else:
-            mod.flat(n, out_buf, out_offset, ostride, *args)
+            mod.flat(n, out_buf, out_offset, strides, *args)
         return
-    shape_a = np.array(lshape, dtype=np.int64)
-    strides = np.array(lstrides, dtype=np.int64)
     offsets = np.array([out_offset] + [o[1] for o in operands], dtype=np.int64)
     bufs = [o[0] for o in operands]
     if par:

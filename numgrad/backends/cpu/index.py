@@ -18,6 +18,7 @@ from ..iteration import plan
 PARALLEL_THRESHOLD = 1 << 21
 
 _F16 = np.dtype(np.float16)
+_U = np.uint64
 _MOVE_VIEW = {np.dtype(np.float16): np.uint16}
 
 
@@ -41,20 +42,25 @@ def _rows(shape):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _gather_row(out, po, so, idx, pi, si, src, ps, ss, dstride, inner):
+    # Positions are cast to unsigned (they are never negative): Numba then drops its
+    # negative-index wraparound, which otherwise blocks vectorization.
     if si == 0:
-        # One index for the whole row (index_select): a strided (often contiguous) copy.
+        # One index for the whole row (index_select): a strided, often contiguous, copy.
         base = ps + idx[pi] * dstride
         if so == 1 and ss == 1:
+            ub = _U(base)
+            uo = _U(po)
             for j in range(inner):
-                out[po + j] = src[base + j]
+                uj = _U(j)
+                out[uo + uj] = src[ub + uj]
         else:
             for j in range(inner):
-                out[po + j * so] = src[base + j * ss]
+                out[_U(po + j * so)] = src[_U(base + j * ss)]
     else:
         for j in range(inner):
-            out[po + j * so] = src[ps + j * ss + idx[pi + j * si] * dstride]
+            out[_U(po + j * so)] = src[_U(ps + j * ss + idx[_U(pi + j * si)] * dstride)]
 
 
 @njit(cache=True, nogil=True)
@@ -82,7 +88,7 @@ def gather_par(shape, strides, offsets, out, idx, src, dstride):
         for b in prange((inner + block - 1) // block):
             lo = np.int64(b) * block
             for j in range(lo, min(inner, lo + block)):
-                out[offsets[0] + j * so] = src[offsets[2] + j * ss + idx[offsets[1] + j * si] * dstride]
+                out[_U(offsets[0] + j * so)] = src[_U(offsets[2] + j * ss + idx[_U(offsets[1] + j * si)] * dstride)]
         return
     for pr in prange(rows):
         # prange counts in unsigned integers; mixed with int64 they would become floats.
@@ -106,15 +112,15 @@ def scatter(shape, strides, offsets, out, idx, src, dstride, mode):
         ps = _ptr(r, shape, strides, 2, offsets[2])
         if mode == 0:
             for j in range(inner):
-                out[po + j * so + idx[pi + j * si] * dstride] = src[ps + j * ss]
+                out[_U(po + j * so + idx[_U(pi + j * si)] * dstride)] = src[_U(ps + j * ss)]
         elif mode == 1:
             for j in range(inner):
-                p = po + j * so + idx[pi + j * si] * dstride
-                out[p] = out[p] + src[ps + j * ss]
+                p = _U(po + j * so + idx[_U(pi + j * si)] * dstride)
+                out[p] = out[p] + src[_U(ps + j * ss)]
         else:
             for j in range(inner):
-                p = po + j * so + idx[pi + j * si] * dstride
-                out[p] = out[p] * src[ps + j * ss]
+                p = _U(po + j * so + idx[_U(pi + j * si)] * dstride)
+                out[p] = out[p] * src[_U(ps + j * ss)]
 
 
 @njit(cache=True, nogil=True)

@@ -89,7 +89,9 @@ def _stack(x, batch):
         arr, trans = x.detach().contiguous()._np_view().reshape(nb, r, c), False
         if arr.dtype == _F16:
             arr = arr.astype(_F32)
-    if nb == shapes.prod(batch):
+    if nb == 1:
+        idx = np.zeros(max(shapes.prod(batch), 1), dtype=np.int64)
+    elif nb == shapes.prod(batch):
         idx = np.arange(nb, dtype=np.int64)
     else:
         idx = np.ascontiguousarray(np.broadcast_to(np.arange(nb, dtype=np.int64).reshape(own), batch)).reshape(-1)

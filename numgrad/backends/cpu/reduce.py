@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import codegen
 from ..iteration import split_reduction
+from .parallel import use_parallel
 
 PARALLEL_THRESHOLD = 1 << 17
 CHUNKS = 8
@@ -179,7 +180,7 @@ def run(op, acc_np, buf, offset, shape, strides, reduce_dims, init):
         out[:] = init
         return out
     mod = kernels(op, acc_np)
-    par = n_out * n_red >= PARALLEL_THRESHOLD
+    par = use_parallel(n_out * n_red, PARALLEL_THRESHOLD)
     if n_out == 1 and len(rshape) == 1:
         if par:
             out[0] = mod.flat_par(buf, offset, n_red, rstrides[0], init, CHUNKS)

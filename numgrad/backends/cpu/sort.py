@@ -74,8 +74,9 @@ def _radix_argsort(keys, perm, shifts, mask):
             b = np.int64((k >> shift) & mask)
             q = pos[b]
             pos[b] = q + 1
-            dst_k[q] = k
-            dst_i[q] = src_i[i]
+            # Unsigned positions: no negative-index wraparound in the hot loop.
+            dst_k[np.uint64(q)] = k
+            dst_i[np.uint64(q)] = src_i[i]
         src_k, dst_k = dst_k, src_k
         src_i, dst_i = dst_i, src_i
     perm[:] = src_i
@@ -107,14 +108,14 @@ def take_rows(x, perm, out, k):
     """out[r, j] = x[r, perm[r, j]] for the first ``k`` columns."""
     for r in range(x.shape[0]):
         for j in range(k):
-            out[r, j] = x[r, perm[r, j]]
+            out[r, j] = x[r, np.uint64(perm[r, j])]
 
 
 @njit(cache=True, nogil=True, parallel=True)
 def take_rows_par(x, perm, out, k):
     for r in prange(x.shape[0]):
         for j in range(k):
-            out[r, j] = x[r, perm[r, j]]
+            out[r, j] = x[r, np.uint64(perm[r, j])]
 
 
 @njit(cache=True, nogil=True)

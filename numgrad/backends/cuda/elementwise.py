@@ -18,8 +18,14 @@ _HEADER = """\
 import numpy as np
 from numba import cuda
 from numgrad.ops.registry import get_op
-_f = cuda.jit(device=True)(get_op({name!r}).math)
 _c = np.{compute}
+if cuda.config.ENABLE_CUDASIM:
+    # The simulator runs device functions as Python, where math on NumPy scalars raises
+    # instead of giving inf/nan; the CPU-compiled body has the device's arithmetic.
+    from numgrad.backends.cpu.elementwise import kernels as _cpu_kernels
+    _f = _cpu_kernels(get_op({name!r}), np.dtype(_c), {arity})._f
+else:
+    _f = cuda.jit(device=True)(get_op({name!r}).math)
 _K = {{}} if cuda.config.ENABLE_CUDASIM else dict(cache=True)
 """
 
@@ -72,7 +78,7 @@ def _source(name: str, compute: str, pattern: str) -> str:
     init = "\n".join(f"        p{k} = offsets[{j + 1}]" for j, k in enumerate(arrays)) or "        pass"
     advance = "\n".join(f"            p{k} += idx * strides[{j + 1}, d]" for j, k in enumerate(arrays)) \
         or "            pass"
-    return _HEADER.format(name=name, compute=compute) + _BODY.format(
+    return _HEADER.format(name=name, compute=compute, arity=len(pattern)) + _BODY.format(
         cargs=cargs, fargs=fargs, creads=creads, freads=freads, nreads=nreads, init=init, advance=advance)
 
 

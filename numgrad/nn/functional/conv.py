@@ -5,8 +5,7 @@ rows back, so gradients of every op here come from the two primitives and matmul
 """
 from __future__ import annotations
 
-import math
-
+from ...dtypes import float16
 from ...ops.nn import Geometry, col2im, im2col
 
 __all__ = ["conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
@@ -162,10 +161,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return col2im(input.transpose(1, 2), geom)
 
 
-def _pool_windows(input, kernel_size, stride, padding, dilation, ceil_mode, pad_value, name):
-    """Windows of each channel: (N*C, L, kh*kw) plus the geometry and the batch layout."""
-    x, unbatched = _batched(input, 4, name)
-    N, C, H, W = x.shape
+def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode):
     kernel = _pair(kernel_size)
     stride = kernel if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
         else _pair(stride, "stride")
@@ -173,10 +169,15 @@ def _pool_windows(input, kernel_size, stride, padding, dilation, ceil_mode, pad_
     if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
         raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={padding[0]}, "
                            f"kernel_size={kernel[0]} and dilation={_pair(dilation)[0]}")
-    geom = _geometry(x.reshape(N * C, 1, H, W), kernel, stride, padding, _pair(dilation, "dilation"),
-                     ceil_mode)
-    cols = im2col(x.reshape(N * C, 1, H, W), geom, pad_value)
-    return cols, geom, (N, C), unbatched
+    return _geometry(x, kernel, stride, padding, _pair(dilation, "dilation"), ceil_mode)
+
+
+def _pool_windows(input, kernel_size, stride, padding, ceil_mode, name):
+    """Windows of each channel: (N*C, L, kh*kw) plus the geometry and the batch layout."""
+    x, unbatched = _batched(input, 4, name)
+    N, C, H, W = x.shape
+    g = _pool_geometry(x.reshape(N * C, 1, H, W), kernel_size, stride, padding, 1, ceil_mode)
+    return im2col(x.reshape(N * C, 1, H, W), g), g, (N, C), unbatched
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
@@ -184,26 +185,31 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)
 
     Maximum over each window (padding never wins); the gradient goes to the first maximum."""
-    cols, g, (N, C), unbatched = _pool_windows(input, kernel_size, stride, padding, dilation, ceil_mode,
-                                               -math.inf, "max_pool2d")
-    arg = cols.argmax(-1, keepdim=True)
-    out = cols.gather(-1, arg).reshape(N, C, g.oh, g.ow)
+    x, unbatched = _batched(input, 4, "max_pool2d")
+    N, C, H, W = x.shape
+    g = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode)
+    # The kernel finds each window's argmax; gather then picks the values differentiably.
+    idx = _max_indices(x, g)
+    out = x.reshape(N * C, H * W).gather(1, idx).reshape(N, C, g.oh, g.ow)
     if unbatched:
         out = out.squeeze(0)
     if not return_indices:
         return out
-    idx = _flat_indices(arg.reshape(N, C, g.oh, g.ow), g)
+    idx = idx.reshape(N, C, g.oh, g.ow)
     return out, (idx.squeeze(0) if unbatched else idx)
 
 
-def _flat_indices(tap, g):
-    """Index into H*W of the chosen tap of each window, as PyTorch's return_indices gives."""
-    from ...creation import arange
-    rows = arange(g.oh, device=tap.device).reshape(g.oh, 1) * g.sh - g.ph
-    cols = arange(g.ow, device=tap.device) * g.sw - g.pw
-    y = rows + (tap // g.kw) * g.dh
-    x = cols + (tap % g.kw) * g.dw
-    return y * g.W + x
+def _max_indices(x, g):
+    from ... import int64
+    from ...backends.cpu import nn as kernels
+    from ...tensor import Tensor
+    src = x.detach() if x.dtype is not float16 else x.detach().float()
+    idx = Tensor._empty((g.N * g.C, g.oh * g.ow), int64, x.device)
+    if idx.numel():
+        sn, sc, sh, sw = src._strides
+        kernels.max_pool_indices(src._storage.data, src._offset, sn, sc, sh, sw, g.N, g.C, g.H, g.W, g.kh,
+                                 g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, idx._storage.data)
+    return idx
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
@@ -211,8 +217,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = Fal
     """avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)
 
     Mean over each window; padding counts towards the divisor when ``count_include_pad``."""
-    cols, g, (N, C), unbatched = _pool_windows(input, kernel_size, stride, padding, 1, ceil_mode, 0.0,
-                                               "avg_pool2d")
+    cols, g, (N, C), unbatched = _pool_windows(input, kernel_size, stride, padding, ceil_mode, "avg_pool2d")
     total = cols.sum(-1).reshape(N, C, g.oh, g.ow)
     if divisor_override:
         out = total / divisor_override

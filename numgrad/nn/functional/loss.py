@@ -81,7 +81,8 @@ def _class_shape(ndim: int, n_classes: int):
     return (n_classes,) + (1,) * (ndim - 1) if ndim == 1 else (1, n_classes) + (1,) * (ndim - 2)
 
 
-def _check_targets(input, target, ignore_index):
+def _check_targets(input, target, ignore_index) -> bool:
+    """Validate class-index targets; returns whether some target may equal ``ignore_index``."""
     if target.dtype.is_floating_point or target.dtype is dtypes.bool:
         raise RuntimeError(f"expected scalar type Long but found {_type_name(target.dtype)}")
     batched = input.ndim >= 2
@@ -91,12 +92,17 @@ def _check_targets(input, target, ignore_index):
     expected = tuple(input.shape[:1]) + tuple(input.shape[2:]) if batched else ()
     if tuple(target.shape) != expected:
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-    if target.numel():
-        n_classes = input.shape[1] if batched else input.shape[0]
-        valid = target != ignore_index
-        bad = valid & ((target < 0) | (target >= n_classes))
-        if bad.any().item():
-            raise IndexError(f"Target {int(target[bad].reshape(-1)[0].item())} is out of bounds.")
+    if not target.numel():
+        return False
+    n_classes = input.shape[1] if batched else input.shape[0]
+    lo, hi = target.amin().item(), target.amax().item()
+    if 0 <= lo and hi < n_classes:
+        return lo <= ignore_index <= hi
+    # Something is out of range: it is an error unless it is the ignored index.
+    bad = (target != ignore_index) & ((target < 0) | (target >= n_classes))
+    if bad.any().item():
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0].item())} is out of bounds.")
+    return True
 
 
 def _type_name(d):
@@ -126,8 +132,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     -input[n, target[n]] * weight[target[n]] per sample; 'mean' divides by the total weight of
     the non-ignored targets."""
     _check_reduction(reduction)
-    _check_targets(input, target, ignore_index)
+    may_ignore = _check_targets(input, target, ignore_index)
     class_dim = 1 if input.ndim >= 2 else 0
+    if weight is None and not may_ignore:
+        return _reduce(-input.gather(class_dim, target.unsqueeze(class_dim)).squeeze(class_dim), reduction)
     mask, w = _target_weights(input, target, weight, ignore_index)
     loss = -(input * mask).sum(class_dim)
     if reduction == "none":
