@@ -99,6 +99,9 @@ def test_product_family():
     t = T(c.copy())
     t.addmm_(T(a), T(b))
     assert_close(t, c + a @ b)
+    s = T(a.copy())
+    s @= T(arr(3, 3))
+    assert s.shape == (2, 3)
 
 
 def test_inner_values():

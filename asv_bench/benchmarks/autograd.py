@@ -71,10 +71,10 @@ def mlp_case(library, batch=64, sizes=(784, 256, 10)):
             gh = ga * (h > 0)
             gw1 = xa.T @ gh
             gb1 = gh.sum(0)
-            w1 -= lr * gw1
-            b1 -= lr * gb1
-            w2 -= lr * gw2
-            b2 -= lr * gb2
+            w1[...] -= lr * gw1
+            b1[...] -= lr * gb1
+            w2[...] -= lr * gw2
+            b2[...] -= lr * gb2
             return loss
         return run
     lib = _torch() if library == "torch" else __import__("numgrad")

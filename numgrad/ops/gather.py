@@ -120,12 +120,16 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     src_strides, ds = _dim_strides(x, d)
     r = result.reshape(idx._shape)
     _kernels().run_gather(r, r._strides, idx, idx._strides, x, src_strides, ds)
-    _record(_gather_op, (input,), result, {"dim": d, "index": index})
-    if out is not None:
-        out.resize_(result.shape) if tuple(out.shape) != tuple(result.shape) else None
-        out.copy_(result)
-        return out
-    return result
+    return _write_out(_record(_gather_op, (input,), result, {"dim": d, "index": index}), out)
+
+
+def _write_out(result, out):
+    if out is None:
+        return result
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(result.shape)
+    out.copy_(result)
+    return out
 
 
 def take_along_dim(input, indices, dim=None):
@@ -286,7 +290,7 @@ def _check_vector_index(index, opname, exc=IndexError):
     _check_index(index, opname, exc=RuntimeError)
     if index.ndim > 1:
         raise exc(f"{opname}(): Index is supposed to be a vector")
-    return index.reshape(-1)
+    return index if index.ndim == 1 else index.reshape(-1)
 
 
 def index_select(input, dim, index, *, out=None):
@@ -300,16 +304,11 @@ def index_select(input, dim, index, *, out=None):
     shape = list(x._shape)
     shape[d] = idx._shape[0]
     result = _tensor_type()._empty(tuple(shape) if input.ndim else (), input.dtype, input.device)
-    r = result.reshape(shape)
+    r = result if input.ndim else result.reshape(shape)
     src_strides, ds = _dim_strides(x, d)
     idx_strides = tuple(idx._strides[0] if k == d else 0 for k in range(x.ndim))
     _kernels().run_gather(r, r._strides, idx, idx_strides, x, src_strides, ds)
-    _record(_index_select_op, (input,), result, {"dim": d, "index": index})
-    if out is not None:
-        out.resize_(result.shape) if tuple(out.shape) != tuple(result.shape) else None
-        out.copy_(result)
-        return out
-    return result
+    return _write_out(_record(_index_select_op, (input,), result, {"dim": d, "index": index}), out)
 
 
 def _index_put_along(self, dim, index, source, mode, opname):

@@ -4,6 +4,7 @@ tensordot and kron. Two primitives carry the derivative rules; everything else c
 from __future__ import annotations
 
 from .. import shapes
+from ..autograd import profiler as _profiler
 from ..autograd import tape
 from .registry import primitive, torch_type_name
 
@@ -51,6 +52,12 @@ from ..backends.cpu import matmul as _cpu_kernels  # noqa: E402  (compiles nothi
 
 def _product(op, a, b, out_shape):
     """Run the batched product kernel for ``a`` (…, M, K) and ``b`` (…, K, N) and record ``op``."""
+    if _profiler.enabled:
+        return _profiler.timed("aten::" + op.name, _run_product, op, a, b, out_shape)
+    return _run_product(op, a, b, out_shape)
+
+
+def _run_product(op, a, b, out_shape):
     from ..tensor import Tensor
     from .registry import check_devices
     device = check_devices((a, b))

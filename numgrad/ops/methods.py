@@ -106,7 +106,9 @@ from . import linalg as _linalg  # noqa: E402
 for _name in _linalg.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_linalg, _name)))
 for _name in _linalg.INPLACE_METHODS:
-    setattr(Tensor, _name + "_", _inplace(getattr(_linalg, _name), _name))
+    # Without ``out`` in its signature the product is computed first, then written into self.
+    setattr(Tensor, _name + "_", _inplace(lambda self, *a, _f=getattr(_linalg, _name), **k: _f(self, *a, **k),
+                                          _name))
 from . import advanced as _advanced, gather as _gather, movement as _movement, sorting as _sorting  # noqa: E402
 for _mod in (_advanced, _gather, _movement, _sorting):
     for _name in _mod.__all__ + list(_mod.TENSOR_METHODS):
@@ -116,7 +118,7 @@ for _name in _mf.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_mf, _name)))
 Tensor.__matmul__ = lambda self, other: _linalg.matmul(self, other)
 Tensor.__rmatmul__ = lambda self, other: _linalg.matmul(other, self)
-Tensor.__imatmul__ = lambda self, other: inplace_apply(self, _linalg.matmul, (other,), {})
+Tensor.__imatmul__ = lambda self, other: inplace_apply(self, lambda x, y: _linalg.matmul(x, y), (other,), {})
 
 
 # Python operators -----------------------------------------------------------------------------

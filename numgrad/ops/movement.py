@@ -15,7 +15,7 @@ from .registry import Op, primitive
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
            "atleast_1d", "atleast_2d", "atleast_3d", "tile", "repeat_interleave", "flip",
-           "fliplr", "flipud", "roll", "tril", "triu", "diag", "diag_embed", "diagflat", "one_hot"]
+           "fliplr", "flipud", "roll", "tril", "triu", "diag", "diag_embed", "diagflat"]
 
 
 def _tensor_type():

@@ -7,24 +7,15 @@ back through that permutation; the indices are not differentiable.
 """
 from __future__ import annotations
 
-import collections
-
 import numpy as np
 
 from .. import dtypes, shapes
 from ..autograd import tape
+from .reductions import _return_type
 from .registry import primitive, torch_type_name
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "msort", "unique", "searchsorted", "bucketize",
            "bincount", "histc"]
-
-
-def _return_type(name):
-    cls = collections.namedtuple(name, ["values", "indices"])
-    cls.__module__ = "numgrad.return_types"
-    cls.__repr__ = lambda self: (f"numgrad.return_types.{name}(\nvalues={self.values!r},\n"
-                                 f"indices={self.indices!r})")
-    return cls
 
 
 sort_result = _return_type("sort")
