@@ -230,7 +230,7 @@ def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
     if src is None:
         src = value
     others = (src,) if isinstance(src, _tensor_type()) else ()
-    return _in_place(lambda s, *a: _scatter_raw(s, dim, index, src, _reduce_mode(reduce)),
+    return _in_place(lambda s: _scatter_raw(s, dim, index, src, _reduce_mode(reduce)),
                      lambda s: scatter(s, dim, index, src, reduce=reduce), input, (), others)
 
 
