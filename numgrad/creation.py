@@ -150,8 +150,8 @@ def _finish(t: Tensor, requires_grad: bool, out) -> Tensor:
     return t
 
 
-def _factory(name, shape_args, dtype, device, requires_grad, fill, out=None):
-    shape = shapes.parse_size(shape_args, name)
+def _factory(name, shape_args, dtype, device, requires_grad, fill, out=None, size=None):
+    shape = shapes.parse_size(shape_args, name, size)
     d = dtypes.as_dtype(dtype) if dtype is not None else \
         (out.dtype if out is not None else dtypes.get_default_dtype())
     t = Tensor._empty(shape, d, as_device(device) if device is not None or out is None else out.device)
@@ -160,21 +160,22 @@ def _factory(name, shape_args, dtype, device, requires_grad, fill, out=None):
     return _finish(t, requires_grad, out)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None, pin_memory=False):
+def empty(*args, size=None, dtype=None, device=None, requires_grad=False, out=None, memory_format=None,
+          pin_memory=False):
     """empty(*size, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
     A tensor of the given size whose values are uninitialised."""
-    return _factory("empty", size, dtype, device, requires_grad, None, out)
+    return _factory("empty", args, dtype, device, requires_grad, None, out, size)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+def zeros(*args, size=None, dtype=None, device=None, requires_grad=False, out=None):
     """zeros(*size, *, dtype=None, device=None, requires_grad=False) -> Tensor filled with 0."""
-    return _factory("zeros", size, dtype, device, requires_grad, 0, out)
+    return _factory("zeros", args, dtype, device, requires_grad, 0, out, size)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+def ones(*args, size=None, dtype=None, device=None, requires_grad=False, out=None):
     """ones(*size, *, dtype=None, device=None, requires_grad=False) -> Tensor filled with 1."""
-    return _factory("ones", size, dtype, device, requires_grad, 1, out)
+    return _factory("ones", args, dtype, device, requires_grad, 1, out, size)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -299,7 +300,15 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     if steps == 1:
         t._fill_raw(start)
     elif steps > 1:
-        t._fill_linspace(start, end, (end - start) / (steps - 1))
+        if d.is_floating_point:
+            # As PyTorch: the ends and the step are rounded to the result dtype first, then each
+            # start + step * i is rounded once (its fused multiply-add), so values match bit for bit.
+            start, end = d.numpy.type(start), d.numpy.type(end)
+            step = float((end - start) / d.numpy.type(steps - 1))
+            start, end = float(start), float(end)
+        else:
+            step = (end - start) / (steps - 1)
+        t._fill_linspace(start, end, step)
     return _finish(t, requires_grad, out)
 
 

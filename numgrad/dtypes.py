@@ -85,7 +85,7 @@ def as_dtype(value) -> dtype:
     if value is _py_int:
         return int64
     if value is _py_float:
-        return _default_dtype
+        return float64
     return from_numpy(value)
 
 

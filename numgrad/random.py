@@ -338,8 +338,8 @@ def _empty_as(input, d):
 
 
 # ------------------------------------------------------------------------------------ factories
-def _new(size, dtype, device, default=None) -> Tensor:
-    shape = shapes.parse_size(size)
+def _new(size, dtype, device, default=None, keyword=None, name="size") -> Tensor:
+    shape = shapes.parse_size(size, name, keyword)
     d = dtypes.as_dtype(dtype) if dtype is not None else (default or dtypes.get_default_dtype())
     return Tensor._empty(shape, d, as_device(device))
 
@@ -354,20 +354,22 @@ def _finish(t: Tensor, requires_grad: bool, out) -> Tensor:
     return t
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+def rand(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None,
          layout=None, pin_memory=False) -> Tensor:
     """rand(*size, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor
 
     Numbers drawn uniformly from [0, 1)."""
-    return _finish(uniform_(_new(size, dtype, device), generator=generator), requires_grad, out)
+    return _finish(uniform_(_new(args, dtype, device, None, size, "rand"), generator=generator),
+                   requires_grad, out)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None,
           layout=None, pin_memory=False) -> Tensor:
     """randn(*size, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor
 
     Numbers drawn from the standard normal distribution."""
-    return _finish(normal_(_new(size, dtype, device), generator=generator), requires_grad, out)
+    return _finish(normal_(_new(args, dtype, device, None, size, "randn"), generator=generator),
+                   requires_grad, out)
 
 
 def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,

@@ -49,10 +49,16 @@ def _as_index(v, what="size") -> int:
                         f"{type(v).__name__}") from None
 
 
-def parse_size(args: Sequence, name: str = "size") -> tuple:
-    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` or ``f(Size)``; reject negative sizes.
+def parse_size(args: Sequence, name: str = "size", keyword=None) -> tuple:
+    """Accept ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])``, ``f(Size)`` or ``f(size=(2, 3))`` (the
+    ``keyword``); reject negative sizes.
 
     ``name`` is the calling function, for PyTorch's error messages."""
+    if keyword is not None:
+        if len(args):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got both "
+                            "positional sizes and size=")
+        args = (keyword,)
     if len(args) == 1 and not isinstance(args[0], int) and hasattr(args[0], "__iter__") \
             and not hasattr(args[0], "dtype"):
         args = tuple(args[0])

@@ -53,3 +53,10 @@ class Storage:
 
     def nbytes(self) -> int:
         return self.data.shape[0] * self.data.dtype.itemsize
+
+    def data_ptr(self) -> int:
+        """The address of the buffer's first element."""
+        if self.device.type == "cpu":
+            return self.data.__array_interface__["data"][0]
+        from .backends import cuda
+        return cuda.pointer(self.data)

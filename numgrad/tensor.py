@@ -60,30 +60,10 @@ class Tensor:
 
     @classmethod
     def _empty_like_inputs(cls, shape, dtype, device, inputs) -> "Tensor":
-        """A result tensor that follows its inputs' memory layout when they all share one dense
-        layout (so ``a.t() + b.t()`` stays transposed and runs as one flat loop)."""
+        """A result tensor that follows its inputs' memory layout (see :func:`result_strides`)."""
         shape = tuple(shape)
-        layout = None
-        for x in inputs:
-            if x._shape != shape:
-                continue
-            if layout is None:
-                layout = x._strides
-            elif x._strides != layout:
-                layout = None
-                break
-        if layout is not None and not shapes.is_contiguous(shape, layout) \
-                and shapes.is_non_overlapping_and_dense(shape, layout):
-            order = sorted(range(len(shape)), key=lambda d: -layout[d])
-            strides = [0] * len(shape)
-            acc = 1
-            for d in reversed(order):
-                strides[d] = acc
-                acc *= max(shape[d], 1)
-            return cls._make(Storage.empty(shapes.prod(shape), dtype, device or CPU), shape,
-                             tuple(strides), 0, dtype)
         return cls._make(Storage.empty(shapes.prod(shape), dtype, device or CPU), shape,
-                         shapes.contiguous_strides(shape), 0, dtype)
+                         result_strides(shape, inputs), 0, dtype)
 
     @classmethod
     def _from_numpy_array(cls, arr: np.ndarray, device=CPU) -> "Tensor":
@@ -148,7 +128,10 @@ class Tensor:
         return self._offset
 
     def untyped_storage(self) -> Storage:
+        """The storage this tensor views; views of one tensor share it."""
         return self._storage
+
+    storage = untyped_storage
 
     def data_ptr(self) -> int:
         data = self._storage.data
@@ -361,3 +344,27 @@ class Tensor:
     @property
     def mT(self) -> "Tensor":
         return self.transpose(-2, -1)
+
+
+def result_strides(shape: tuple, inputs) -> tuple:
+    """The strides of a new result: its inputs' layout when they all share one dense layout (so
+    ``a.t() + b.t()`` stays transposed and runs as one flat loop), else contiguous."""
+    layout = None
+    for x in inputs:
+        if x._shape != shape:
+            continue
+        if layout is None:
+            layout = x._strides
+        elif x._strides != layout:
+            layout = None
+            break
+    if layout is not None and not shapes.is_contiguous(shape, layout) \
+            and shapes.is_non_overlapping_and_dense(shape, layout):
+        order = sorted(range(len(shape)), key=lambda d: -layout[d])
+        strides = [0] * len(shape)
+        acc = 1
+        for d in reversed(order):
+            strides[d] = acc
+            acc *= max(shape[d], 1)
+        return tuple(strides)
+    return shapes.contiguous_strides(shape)

@@ -195,7 +195,7 @@ class OpInfo:
     tolerances: dict = field(default_factory=dict)   # dtype name -> (rtol, atol)
     torch_name: Optional[str] = _SAME         # function in torch to compare dtypes with
     kind: str = "elementwise"
-    xfails: dict = field(default_factory=dict)        # test name -> reason (strict xfail)
+    xfails: dict = field(default_factory=dict)   # "values", "values-int8", "out", ... -> reason
 
     def __post_init__(self):
         if self.method is _SAME:
@@ -222,6 +222,9 @@ class OpInfo:
 
 
 _SHAPES = ((), (0,), (7,), (2, 3), (2, 1, 3, 1, 2))
+_TENSORS_ONLY = {"scalar_rhs": False}   # PyTorch's function takes no Python scalar here
+_BOOL_REFUSED = dict.fromkeys(("values-bool", "inplace-bool"),
+                              "numgrad refuses bool input that PyTorch accepts (bool_ok=False)")
 _BROADCAST = (((3, 1), (1, 4)), ((2, 3), (3,)), ((2, 1, 2), ()))
 
 
@@ -273,20 +276,21 @@ def sample_ternary(dtype, rng, *, domains=((None, None),) * 3, kwargs=None, scal
                           + (_scalar_for(dtype, rng, domains[2]),), kw)
 
 
-def sample_reduction(dtype, rng, *, domain=(None, None), extra_kwargs=({},), empty=True):
-    """Full reductions, one dim, negative dim, a tuple of dims, keepdim, 0-d and empty inputs."""
+def sample_reduction(dtype, rng, *, domain=(None, None), empty=True, tuple_dims=True):
+    """Full reductions, one dim, negative dim, tuples of dims, keepdim, 0-d and empty inputs.
+
+    ``empty=False`` is for reductions without an identity (amax): only non-empty dims are reduced.
+    """
     x5 = _arg((2, 3, 1, 2, 2), dtype, rng, domain)
     x2 = _arg((4, 5), dtype, rng, domain)
-    cases = [((_arg((), dtype, rng, domain),), {}), ((x2,), {}), ((x2, 1), {}), ((x2, -2, True), {}),
-             ((x5,), {}), ((x5, (0, 3)), {}), ((x5, (-1, 1), True), {})]
+    e = _arg((0, 3), dtype, rng, domain)
+    cases = [(_arg((), dtype, rng, domain),), (x2,), (x2, 1), (x2, -2, True), (x5,), (x5, 3), (e, 1)]
+    if tuple_dims:
+        cases += [(x5, (0, 3)), (x5, (-1, 1), True)]
     if empty:
-        cases.append(((_arg((0, 3), dtype, rng, domain), 1), {}))
-        cases.append(((_arg((0, 3), dtype, rng, domain),), {}))
-    else:
-        cases.append(((_arg((0, 3), dtype, rng, domain), 1), {}))
-    for args, kw in cases:
-        for extra in extra_kwargs:
-            yield SampleInput(args, {**kw, **extra})
+        cases += [(e, 0), (e,)]
+    for args in cases:
+        yield SampleInput(args)
 
 
 def _float_out(fn):
@@ -451,6 +455,11 @@ def _sample_pow(dtype, rng):
         yield SampleInput((_arg((5,), dtype, rng, (-3, 3)), 3.0))
 
 
+def _sample_clamp_bound(dtype, rng):
+    # PyTorch clamps bool tensors only by bool tensors, not by Python scalars.
+    yield from sample_binary(dtype, rng, scalar_rhs=dtype != "bool", other_dtype_rhs=False)
+
+
 def _sample_shift(dtype, rng):
     yield from sample_binary(dtype, rng, domains=((None, None), (0, 3)), other_dtype_rhs=False)
 
@@ -475,9 +484,9 @@ def _intdiv(name, ref, *, variant="", grad=True, kwargs=None):
                   variant=variant, supports_grad=grad, supports_gradgrad=grad, supports_forward_ad=grad)
 
 
-def _reduction(name, ref, *, dtypes=ALL_DTYPES, grad=True, empty=True, extra_kwargs=({},), **kw):
+def _reduction(name, ref, *, dtypes=ALL_DTYPES, grad=True, empty=True, tuple_dims=True, **kw):
     return OpInfo(name, getattr(numgrad, name), ref,
-                  partial(sample_reduction, empty=empty, extra_kwargs=extra_kwargs), dtypes,
+                  partial(sample_reduction, empty=empty, tuple_dims=tuple_dims), dtypes,
                   inplace=None, supports_grad=grad, supports_gradgrad=grad, supports_forward_ad=grad,
                   kind="reduction", tolerances={"float16": (5e-3, 5e-3), "float32": (1e-5, 1e-4)},
                   **kw)
@@ -500,7 +509,7 @@ def _np_amin(x, dim=None, keepdim=False):
 OP_DB: list = [
     # arithmetic
     _binary("add", np.add),
-    _binary("add", lambda x, y, alpha=1: x + alpha * y, variant="alpha", dtypes=NO_BOOL,
+    _binary("add", lambda x, y, alpha=1: x + alpha * y, variant="alpha",
             sample_kw={"kwargs": {"alpha": 2}}, tolerances=_F16_COMPOSITE),
     _binary("sub", np.subtract, dtypes=NO_BOOL),
     _binary("mul", np.multiply),
@@ -513,16 +522,16 @@ OP_DB: list = [
     _intdiv("remainder", np.remainder),
     _intdiv("fmod", np.fmod),
     OpInfo("pow", numgrad.pow, _np_pow, _sample_pow, NO_BOOL),
-    _binary("atan2", _float_out(np.arctan2)),
-    _binary("maximum", np.maximum),
-    _binary("minimum", np.minimum),
+    _binary("atan2", _float_out(np.arctan2), sample_kw=_TENSORS_ONLY),
+    _binary("maximum", np.maximum, sample_kw=_TENSORS_ONLY),
+    _binary("minimum", np.minimum, sample_kw=_TENSORS_ONLY),
     # unary math
     _unary("neg", np.negative, dtypes=NO_BOOL),
     _unary("abs", np.abs, dtypes=NO_BOOL),
-    _unary("sign", _np_sign),
+    _unary("sign", _np_sign, xfails=_BOOL_REFUSED),
     _unary_float("sqrt", np.sqrt, domain=(0.1, 5)),
     _unary_float("rsqrt", _np_rsqrt, domain=(0.1, 5)),
-    _unary("square", np.square),
+    _unary("square", np.square, xfails=_BOOL_REFUSED),
     _unary_float("reciprocal", np.reciprocal, domain=(0.5, 5)),
     _unary_float("exp", np.exp),
     _unary_float("exp2", np.exp2),
@@ -558,9 +567,8 @@ OP_DB: list = [
     # clamping and selection
     OpInfo("clamp", numgrad.clamp, _np_clamp, _sample_clamp, NO_BOOL),
     OpInfo("clip", numgrad.clip, _np_clamp, _sample_clamp, NO_BOOL),
-    _binary("clamp_min", _np_clamp, dtypes=NO_BOOL, sample_kw={"other_dtype_rhs": False}),
-    _binary("clamp_max", lambda x, hi: _np_clamp(x, max=hi), dtypes=NO_BOOL,
-            sample_kw={"other_dtype_rhs": False}),
+    OpInfo("clamp_min", numgrad.clamp_min, _np_clamp, _sample_clamp_bound),
+    OpInfo("clamp_max", numgrad.clamp_max, lambda x, hi: _np_clamp(x, max=hi), _sample_clamp_bound),
     OpInfo("lerp", numgrad.lerp, _np_lerp, partial(sample_ternary, scalar_last=True), FLOAT_DTYPES),
     OpInfo("addcmul", numgrad.addcmul, _np_addcmul, _sample_addc, NO_BOOL, tolerances=_F16_COMPOSITE),
     OpInfo("addcdiv", numgrad.addcdiv, _np_addcdiv, partial(_sample_addc, nonzero_last=True), FLOAT_DTYPES,
@@ -573,9 +581,9 @@ OP_DB: list = [
     _binary("le", np.less_equal, grad=False),
     _binary("gt", np.greater, grad=False),
     _binary("ge", np.greater_equal, grad=False),
-    _binary("logical_and", np.logical_and, grad=False),
-    _binary("logical_or", np.logical_or, grad=False),
-    _binary("logical_xor", np.logical_xor, grad=False),
+    _binary("logical_and", np.logical_and, grad=False, sample_kw=_TENSORS_ONLY),
+    _binary("logical_or", np.logical_or, grad=False, sample_kw=_TENSORS_ONLY),
+    _binary("logical_xor", np.logical_xor, grad=False, sample_kw=_TENSORS_ONLY),
     _unary("logical_not", np.logical_not, grad=False),
     _unary("isnan", np.isnan, grad=False, inplace=None),
     _unary("isinf", np.isinf, grad=False, inplace=None),
@@ -595,7 +603,7 @@ OP_DB: list = [
     # reductions
     _reduction("sum", _np_reduce(np.sum)),
     _reduction("mean", _np_reduce(np.mean), dtypes=FLOAT_DTYPES),
-    _reduction("prod", _np_reduce(np.prod), supports_out=False),
+    _reduction("prod", _np_reduce(np.prod), supports_out=False, tuple_dims=False),
     _reduction("amax", _np_amax, empty=False, supports_out=False),
     _reduction("amin", _np_amin, empty=False, supports_out=False),
     _reduction("any", _np_reduce(np.any), grad=False, supports_out=False),

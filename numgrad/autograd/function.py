@@ -46,6 +46,10 @@ class BackwardCFunction(tape.Node, FunctionCtx):
     _forward_cls = None
     materialize_grads = True
 
+    def __repr__(self):
+        # Unlike built-in nodes, PyTorch shows a custom Function's node with its module path.
+        return f"<{__name__}.{type(self).__name__} object at {hex(id(self))}>"
+
     @property
     def saved_tensors(self):
         self._check_alive()

@@ -112,7 +112,7 @@ def _sign(x):
     return x - x  # keeps NaN, and 0 for zero
 
 
-elementwise("abs", _abs, d=lambda ans, x: sign(x))
+elementwise("abs", _abs, bool_ok=False, d=lambda ans, x: sign(x))
 elementwise("sign", _sign, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
 elementwise("sqrt", lambda x: math.sqrt(x), result="float", d=lambda ans, x: 0.5 / ans)
 elementwise("rsqrt", lambda x: 1.0 / math.sqrt(x), result="float", d=lambda ans, x: -0.5 * ans * ans * ans)
@@ -173,26 +173,54 @@ elementwise("erf", _erf, result="float", d=lambda ans, x: 1.1283791670955126 * e
 elementwise("erfc", lambda x: math.erfc(x), result="float", d=lambda ans, x: -1.1283791670955126 * exp(-x * x))
 
 # ---------------------------------------------------------------------------------- rounding
-elementwise("ceil", lambda x: math.ceil(x) if x == x and x != math.inf and x != -math.inf else x,
-            vjp=(_zero,), jvp=(_zero,))
-elementwise("floor", lambda x: math.floor(x) if x == x and x != math.inf and x != -math.inf else x,
-            vjp=(_zero,), jvp=(_zero,))
+# Floats this large are integers already, and integer inputs pass through exactly; math.ceil and
+# friends return int64, so they must not see them (nor inf, nor nan).
+_EXACT = 4503599627370496.0  # 2**52
+
+
+# A zero result takes x * 0 for its sign, as PyTorch's ceil(-0.5) is -0.
+def _ceil(x):
+    if x != x or x >= _EXACT or x <= -_EXACT:
+        return x
+    r = math.ceil(x)
+    return r if r != 0 else x * 0
+
+
+def _floor(x):
+    if x != x or x >= _EXACT or x <= -_EXACT:
+        return x
+    r = math.floor(x)
+    return r if r != 0 else x * 0
+
+
+def _trunc(x):
+    if x != x or x >= _EXACT or x <= -_EXACT:
+        return x
+    r = math.trunc(x)
+    return r if r != 0 else x * 0
 
 
 def _round_half_even(x):
-    if x != x or abs(x) == math.inf:
+    if x != x or x >= _EXACT or x <= -_EXACT:
         return x
     r = math.floor(x + 0.5)
     if r - x == 0.5 and r % 2 != 0:
         r -= 1
-    return r
+    return r if r != 0 else x * 0
 
 
-elementwise("round", _round_half_even, vjp=(_zero,), jvp=(_zero,))
-elementwise("trunc", lambda x: math.trunc(x) if x == x and x != math.inf and x != -math.inf else x,
-            vjp=(_zero,), jvp=(_zero,))
-elementwise("frac", lambda x: x - math.trunc(x) if x != math.inf and x != -math.inf else (x - x),
-            bool_ok=False, d=lambda ans, x: 1.0 + ans * 0)
+def _frac(x):
+    if x != x or x >= _EXACT or x <= -_EXACT:
+        return x - x
+    return x - math.trunc(x) + 0.0  # + 0.0 turns frac(-0.0) into 0.0, as x - trunc(x) is in IEEE
+
+
+elementwise("ceil", _ceil, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
+elementwise("floor", _floor, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
+elementwise("round", _round_half_even, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
+elementwise("trunc", _trunc, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
+elementwise("frac", _frac,
+            result="floating", d=lambda ans, x: 1.0 + ans * 0)
 
 
 # ---------------------------------------------------------------------------------- min / max
@@ -247,7 +275,7 @@ def _lerp(start, end, weight):
     return start + weight * (end - start)
 
 
-elementwise("lerp", _lerp, nin=3, result="float",
+elementwise("lerp", _lerp, nin=3, result="floating",
             d=(lambda ans, s, e, w: 1 - w, lambda ans, s, e, w: w + ans * 0, lambda ans, s, e, w: e - s))
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import dtypes
-from .registry import OPS, run_elementwise
+from .registry import OPS, run_elementwise, torch_type_name
 
 __all__ = []
 
@@ -252,6 +252,8 @@ def round(input, *, decimals=0, out=None):
     Rounds to the nearest integer (ties to even), or to ``decimals`` decimal places."""
     if decimals == 0:
         return run_elementwise(OPS["round"], (input,), out)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"round_cpu" not implemented for \'{torch_type_name(input.dtype)}\'')
     scale = 10.0 ** decimals
     return run_elementwise(OPS["div"], (run_elementwise(OPS["round"], (mul(input, scale),)), scale), out)
 
@@ -299,6 +301,8 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(input, tensor1, tensor2, *, value=1, out=None) -> Tensor
 
     input + value * tensor1 * tensor2."""
+    if _is_bool(input) and _is_bool(tensor1) and _is_bool(tensor2):
+        raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
     prod = mul(tensor1, tensor2)
     return add(input, prod if value == 1 else mul(prod, value), out=out)
 

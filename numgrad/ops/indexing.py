@@ -66,7 +66,13 @@ def _slice_bounds(i: slice, size: int):
 
 
 def basic_index(x, index):
-    """Apply ints, slices, None and Ellipsis as one chain of views."""
+    """Apply ints, slices, None and Ellipsis as one chain of views. As in PyTorch, a lone slice
+    always makes a slice view, full slices inside a tuple are skipped, and an index that changes
+    nothing gives an alias: never ``x`` itself."""
+    if isinstance(index, slice):
+        if not x.ndim:
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        return views._slice(x, 0, *_slice_bounds(index, x._shape[0]))
     items = _expand_index(index, x.ndim)
     out = x
     dim = 0   # dim of ``out`` the next item applies to
@@ -88,7 +94,7 @@ def basic_index(x, index):
                 raise IndexError(f"index {k} is out of bounds for dimension {src} with size {size}")
             out = views.select(out, dim, k)
         src += 1
-    return out
+    return views._alias(out) if out is x else out
 
 
 def _as_int(v):

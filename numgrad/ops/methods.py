@@ -98,6 +98,14 @@ for _name, _fn in METHODS.items():
 for _name in INPLACE:
     setattr(Tensor, _name + "_", _inplace(METHODS[_name], _name))
 
+# The unary in-place ops PyTorch also spells as functions: ``torch.sin_(x)`` is ``x.sin_()``.
+__all__ = [_name + "_" for _name in (
+    "abs", "neg", "negative", "sqrt", "rsqrt", "square", "reciprocal", "exp", "exp2", "expm1", "log",
+    "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
+    "acosh", "atanh", "arcsin", "arccos", "arctan", "sigmoid", "relu", "erf", "erfc", "ceil", "floor",
+    "round", "trunc", "frac", "clamp", "clip", "clamp_min", "clamp_max")]
+globals().update({_name: getattr(Tensor, _name) for _name in __all__})
+
 from .. import random as _random  # noqa: E402  (random imports Tensor; bound after it exists)
 for _name in _random.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_random, _name)))

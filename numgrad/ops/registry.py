@@ -17,6 +17,10 @@ import numpy as np
 from .. import dtypes
 from .. import shapes
 from ..autograd import profiler as _profiler
+from ..autograd import tape as _tape
+from ..autograd.grad_mode import _state as _grad_state
+from ..devices import CPU
+from ..tensor import Tensor, result_strides
 
 OPS: dict = {}
 
@@ -39,7 +43,7 @@ class Op:
     math: Optional[Callable] = None
     vjp: tuple = ()
     jvp: tuple = ()
-    result: str = "promote"            # dtype policy: promote | float | bool | integral | same
+    result: str = "promote"            # dtype policy: promote | float | floating | bool | integral | same
     backward_name: str = ""
     source_file: str = ""
     kind: str = "elementwise"
@@ -91,6 +95,7 @@ def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jv
     Give either ``d`` (the local derivative per input, from which both rules follow) or explicit
     ``vjp``/``jvp`` tuples. ``result`` says how the compute dtype follows from the inputs:
     ``promote`` (PyTorch's result_type), ``float`` (integers promote to the default float),
+    ``floating`` (floating inputs only),
     ``bool`` (compute promoted, return bool) or ``integral`` (bool and integer dtypes only).
     """
     if d is not None:
@@ -144,6 +149,8 @@ def compute_dtype(op: Op, rt: dtypes.dtype) -> dtypes.dtype:
     """The dtype an elementwise op computes in, given the promoted input dtype ``rt``."""
     if op.result == "float" and not rt.is_floating_point:
         return dtypes.get_default_dtype()
+    if op.result == "floating" and not rt.is_floating_point:
+        raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{torch_type_name(rt)}\'')
     if op.result == "integral" and rt.is_floating_point:
         # NotImplementedError subclasses RuntimeError, as PyTorch raises it.
         raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{torch_type_name(rt)}\'')
@@ -195,39 +202,88 @@ def check_devices(tensors):
     return dev
 
 
-def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
-    """Evaluate elementwise ``op`` on tensors and Python scalars with broadcasting.
-
-    ``out`` is an existing tensor to write into (``out=`` or the self of an in-place op).
-    """
-    if _profiler.enabled:
-        return _profiler.timed("aten::" + op.name, _run_elementwise, op, inputs, out, inplace)
-    return _run_elementwise(op, inputs, out, inplace)
-
-
-def _run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
-    Tensor = _tensor_type()
-    inputs = tuple(_as_operand(x, Tensor) for x in inputs)
-    tensors = [x for x in inputs if isinstance(x, Tensor)]
+def _resolve(op: Op, inputs: tuple, tensors: list, out=None):
+    """Validate one call: (compute dtype, result dtype, device, broadcast shape)."""
     rt = dtypes.result_type(*inputs)
     ct = compute_dtype(op, rt)
     res_dtype = dtypes.bool if op.result == "bool" else ct
     device = check_devices(tensors + ([out] if out is not None else []))
     shape = shapes.broadcast_shapes(*[t.shape for t in tensors]) if tensors else ()
+    return ct, res_dtype, device, shape
+
+
+# Plans of fresh-result calls, keyed by the op, the default dtype, and per input its dtype, shape
+# and strides (or the type of a Python scalar): whatever the key fixes is validated and resolved
+# once, when the plan is made.
+_plans: dict = {}
+_PLANS_MAX = 8192
+_SCALARS = (bool, int, float)
+
+
+def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
+    """Evaluate elementwise ``op`` on tensors and Python scalars with broadcasting.
+
+    ``out`` is an existing tensor to write into (``out=`` or the self of an in-place op).
+    """
+    if out is None and not _profiler.enabled and not _tape._dual_levels[0]:
+        # The common call: CPU tensors and Python scalars into a fresh result.
+        key = [op, dtypes._default_dtype]
+        grad = False
+        for x in inputs:
+            cls = x.__class__
+            if cls is float or cls is int or cls is bool:
+                key.append(cls)
+            elif isinstance(x, Tensor) and x._storage.device is CPU:
+                key += (x.dtype, x._shape, x._strides)
+                if x.requires_grad:
+                    grad = True
+            else:
+                break
+        else:
+            key = tuple(key)
+            plan = _plans.get(key)
+            if plan is None:
+                plan = _new_plan(key, op, inputs)
+            if plan:
+                result = plan(inputs)
+                if grad and op.differentiable and _grad_state.enabled:
+                    _tape.record(op, inputs, result)
+                return result
+    if _profiler.enabled:
+        return _profiler.timed("aten::" + op.name, _run_elementwise, op, inputs, out, inplace)
+    return _run_elementwise(op, inputs, out, inplace)
+
+
+def _new_plan(key, op: Op, inputs: tuple):
+    tensors = [x for x in inputs if x.__class__ not in _SCALARS]
+    ct, res_dtype, device, shape = _resolve(op, inputs, tensors)
+    plan = None
+    if tensors:
+        plan = _backend(device).elementwise_plan(op, ct, res_dtype, shape, result_strides(shape, tensors),
+                                                 inputs)
+    if len(_plans) >= _PLANS_MAX:
+        _plans.clear()
+    _plans[key] = plan = plan or False
+    return plan
+
+
+def _run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
+    inputs = tuple(_as_operand(x, Tensor) for x in inputs)
+    tensors = [x for x in inputs if isinstance(x, Tensor)]
+    ct, res_dtype, device, shape = _resolve(op, inputs, tensors, out)
     if inplace and tuple(shape) != tuple(out.shape):
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, out.shape))}] doesn't match the broadcast shape "
             f"[{', '.join(map(str, shape))}]")
-    from ..autograd import tape
-    needs_grad = op.differentiable and tape.should_record(inputs)
+    needs_grad = op.differentiable and _tape.should_record(inputs)
     if out is not None:
         check_out(out, shape, res_dtype, op.name)
-        if needs_grad or tape.has_tangents(inputs):
+        if needs_grad or _tape.has_tangents(inputs):
             # Differentiate the out-of-place result, then write it through; the engine rebases
             # ``out``'s history on the new node.
             ans = run_elementwise(op, inputs)
             out.copy_(ans)
-            tape.rebase(out, ans)
+            _tape.rebase(out, ans)
             return out
         result = out
     else:
@@ -237,9 +293,9 @@ def _run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
         out._bump_version()
         return out
     if needs_grad:
-        tape.record(op, inputs, result)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(op, inputs, result)
+        _tape.record(op, inputs, result)
+    if _tape.has_tangents(inputs):
+        _tape.forward_jvp(op, inputs, result)
     return result
 
 

@@ -326,6 +326,14 @@ def _embed(g, x, dim, start, span):
     return out
 
 
+_alias_op = primitive("alias", 1, kind="view", vjp=(lambda g, ans, x: g,), jvp=(lambda t, ans, x: t,))
+
+
+def _alias(x):
+    """A new tensor object viewing all of ``x`` (what ``x[...]`` returns)."""
+    return _make_view(x, _alias_op, x._shape, x._strides)
+
+
 def _slice(x, dim, start, length, step=1):
     shape = list(x._shape)
     strides = list(x._strides)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import shapes
+from ...devices import CPU
 from . import elementwise as _ew
 
 _F32 = np.dtype(np.float32)
@@ -38,6 +39,33 @@ def elementwise(op, compute, result, inputs, shape):
         result._np_view()[...] = tmp.reshape(shape)
         return
     _ew.run(op, compute_np, out_buf, result._offset, result._strides, shape, operands)
+
+
+def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
+    """``run(inputs) -> Tensor``: ``op`` on operands laid out as ``inputs`` are, into a fresh
+    tensor of ``shape``/``strides``; None where float16 storage needs the general path."""
+    from ...tensor import Tensor
+    from ...storage import Storage
+    res_np = result_dtype.numpy
+    if res_np == _F16 or compute.numpy == _F16:
+        return None
+    operand_strides = []
+    for x in inputs:
+        if hasattr(x, "_storage"):
+            if x._storage.data.dtype == _F16:
+                return None
+            operand_strides.append(shapes.broadcast_strides(x._shape, x._strides, shape))
+        else:
+            operand_strides.append(None)
+    launch = _ew.launcher(op, compute.numpy, shape, strides, operand_strides)
+    n = shapes.prod(shape)
+    make, empty, cpu = Tensor._make, np.empty, CPU
+
+    def run(inputs):
+        buf = empty(n, res_np)
+        launch(buf, inputs)
+        return make(Storage(buf, cpu), shape, strides, 0, result_dtype)
+    return run
 
 
 def _raw(x):

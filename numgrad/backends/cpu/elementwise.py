@@ -134,12 +134,16 @@ def kernels(op, compute_np: np.dtype, arity: int):
 _plans: dict = {}
 
 
-def _plan(shape, out_strides, operands):
-    """The coalesced loop of one call, memoized on its geometry (small ops repeat geometries)."""
-    key = (shape, out_strides) + tuple(o[2] for o in operands)
+def _plan(shape, strides_list):
+    """The coalesced loop of one geometry, memoized (small ops repeat geometries).
+
+    One coalesced dim gives ``(None, output stride, operand strides)``, more give
+    ``(shape array, strides array, None)`` for the n-d kernels.
+    """
+    key = (shape,) + strides_list
     p = _plans.get(key)
     if p is None:
-        lshape, lstrides = plan(shape, [out_strides] + [o[2] for o in operands])
+        lshape, lstrides = plan(shape, strides_list)
         if len(lshape) <= 1:
             p = (None, lstrides[0][0] if lstrides[0] else 1, [st[0] if st else 0 for st in lstrides[1:]])
         else:
@@ -158,8 +162,7 @@ def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
     if n == 0:
         return
     mod = kernels(op, compute_np, len(operands))
-    # One coalesced dim: (None, output stride, operand strides); else (shape, strides, None).
-    shape_a, strides, flat_strides = _plan(tuple(shape), tuple(out_strides), operands)
+    shape_a, strides, flat_strides = _plan(tuple(shape), (tuple(out_strides),) + tuple(o[2] for o in operands))
     par = use_parallel(n, PARALLEL_THRESHOLD)
     if shape_a is None:
         args = []
@@ -176,3 +179,120 @@ def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
         mod.nd_par(shape_a, strides, offsets, out_buf, *bufs, CHUNKS)
     else:
         mod.nd(shape_a, strides, offsets, out_buf, *bufs)
+
+
+# ---------------------------------------------------------------------------------------------
+# launchers: the dispatcher's fast path
+
+_scalars: dict = {}
+
+
+def scalar_buffer(x, compute_np):
+    """A Python scalar as the one-element array kernels read it from (memoized by value)."""
+    key = (x.__class__, x, compute_np)
+    buf = _scalars.get(key)
+    if buf is None:
+        buf = np.array([x], dtype=compute_np)
+        # -0.0 finds 0.0's entry and NaN finds none: keep both out of the table.
+        if x == x and (x != 0 or x.__class__ is not float):
+            if len(_scalars) > 1024:
+                _scalars.clear()
+            _scalars[key] = buf
+    return buf
+
+
+def _nothing(out, inputs):
+    pass
+
+
+def launcher(op, compute_np, shape, out_strides, operand_strides):
+    """``launch(out_buf, inputs)``: ``op`` over one call geometry, into a fresh ``out_buf``.
+
+    ``operand_strides[k]`` holds input k's broadcast strides, or None where input k is a Python
+    scalar. Everything that follows from the geometry is settled here, once, so that a call
+    only gathers buffers and offsets; the common small cases get a launcher of their own.
+    """
+    n = 1
+    for s in shape:
+        n *= s
+    if n == 0:
+        return _nothing
+    arity = len(operand_strides)
+    mod = kernels(op, compute_np, arity)
+    zeros = (0,) * len(shape)
+    shape_a, loop_strides, flat = _plan(shape, (out_strides,) + tuple(zeros if st is None else st
+                                                                        for st in operand_strides))
+    kinds = "".join("s" if st is None else "t" for st in operand_strides)
+    if shape_a is None:
+        kern, kern_par = mod.flat, mod.flat_par
+        ostride = loop_strides
+        if kinds == "t":
+            s0, = flat
+
+            def launch(out, inputs):
+                x = inputs[0]
+                if use_parallel(n, PARALLEL_THRESHOLD):
+                    return kern_par(n, out, 0, ostride, x._storage.data, x._offset, s0, CHUNKS)
+                kern(n, out, 0, ostride, x._storage.data, x._offset, s0)
+            return launch
+        if kinds == "tt":
+            s0, s1 = flat
+
+            def launch(out, inputs):
+                x, y = inputs
+                if use_parallel(n, PARALLEL_THRESHOLD):
+                    return kern_par(n, out, 0, ostride, x._storage.data, x._offset, s0,
+                                    y._storage.data, y._offset, s1, CHUNKS)
+                kern(n, out, 0, ostride, x._storage.data, x._offset, s0, y._storage.data, y._offset, s1)
+            return launch
+        if kinds == "ts":
+            s0 = flat[0]
+
+            def launch(out, inputs):
+                x, y = inputs
+                if use_parallel(n, PARALLEL_THRESHOLD):
+                    return kern_par(n, out, 0, ostride, x._storage.data, x._offset, s0,
+                                    scalar_buffer(y, compute_np), 0, 0, CHUNKS)
+                kern(n, out, 0, ostride, x._storage.data, x._offset, s0, scalar_buffer(y, compute_np), 0, 0)
+            return launch
+        if kinds == "st":
+            s1 = flat[1]
+
+            def launch(out, inputs):
+                x, y = inputs
+                if use_parallel(n, PARALLEL_THRESHOLD):
+                    return kern_par(n, out, 0, ostride, scalar_buffer(x, compute_np), 0, 0,
+                                    y._storage.data, y._offset, s1, CHUNKS)
+                kern(n, out, 0, ostride, scalar_buffer(x, compute_np), 0, 0, y._storage.data, y._offset, s1)
+            return launch
+
+        def launch(out, inputs):
+            args = [n, out, 0, ostride]
+            for x, k, st in zip(inputs, kinds, flat):
+                if k == "s":
+                    args += (scalar_buffer(x, compute_np), 0, 0)
+                else:
+                    args += (x._storage.data, x._offset, st)
+            if use_parallel(n, PARALLEL_THRESHOLD):
+                return kern_par(*args, CHUNKS)
+            kern(*args)
+        return launch
+
+    kern, kern_par = mod.nd, mod.nd_par
+    offsets0 = np.zeros(arity + 1, dtype=np.int64)
+
+    def launch(out, inputs):
+        bufs = []
+        offs = [0]
+        for x, k in zip(inputs, kinds):
+            if k == "s":
+                bufs.append(scalar_buffer(x, compute_np))
+                offs.append(0)
+            else:
+                bufs.append(x._storage.data)
+                offs.append(x._offset)
+        offsets = offsets0 if not any(offs) else np.array(offs, dtype=np.int64)
+        if use_parallel(n, PARALLEL_THRESHOLD):
+            return kern_par(shape_a, loop_strides, offsets, out, *bufs, CHUNKS)
+        kern(shape_a, loop_strides, offsets, out, *bufs)
+    return launch

@@ -1,5 +1,9 @@
-"""Batched LAPACK kernels for the CPU: Numba's ``np.linalg`` (SciPy's LAPACK) looped over the
-leading dims of float32/float64 stacks of matrices. Failures come back as :class:`Failure`.
+"""Batched LAPACK kernels for the CPU, looped over the leading dims of float32/float64 stacks of
+matrices (pure-Numba loops from :mod:`.dense_loops` when no LAPACK is found). Failures come back
+as :class:`Failure`.
+
+Every kernel returns ``(batch, info)`` for the first matrix that failed, ``(-1, 0)`` if none;
+info > 0 is LAPACK's (the 1-based pivot or minor that broke down), -1 a non-finite input.
 """
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import numpy as np
 from numba import njit
 
 from ... import shapes
+from . import blas, dense_loops
 
 
 class Failure(Exception):
@@ -19,136 +24,174 @@ class Failure(Exception):
         self.order = order
 
 
+_finite = dense_loops.finite
+
+
+# LAPACK is column-major: each matrix is first copied transposed into a C-contiguous buffer, which
+# LAPACK then reads as the matrix itself (the copy is needed anyway: LAPACK works in place).
 @njit(cache=True, nogil=True)
-def _finite(m):
-    for v in m.ravel():
-        if not np.isfinite(v):
-            return False
-    return True
-
-
-# Numba's LAPACK wrappers reject non-finite input; these results are NaN there, as in PyTorch.
-@njit(cache=True, nogil=True)
-def _inv(a, out):
-    for i in range(a.shape[0]):
-        if _finite(a[i]):
-            out[i] = np.linalg.inv(a[i])
-        else:
-            out[i] = np.nan
-
-
-@njit(cache=True, nogil=True)
-def _det(a, out):
-    for i in range(a.shape[0]):
-        out[i] = np.linalg.det(a[i]) if _finite(a[i]) else np.nan
-
-
-@njit(cache=True, nogil=True)
-def _slogdet(a, sign, logabs):
-    for i in range(a.shape[0]):
-        if _finite(a[i]):
-            s, la = np.linalg.slogdet(a[i])
-            sign[i] = s
-            logabs[i] = la
-        else:
-            sign[i] = np.nan
-            logabs[i] = np.nan
-
-
-@njit(cache=True, nogil=True)
-def _solve(a, b, out):
-    for i in range(a.shape[0]):
-        if _finite(a[i]) and _finite(b[i]):
-            out[i] = np.linalg.solve(a[i], b[i])
-        else:
-            out[i] = np.nan
-
-
-@njit(cache=True, nogil=True)
-def _cholesky(a, out):
-    for i in range(a.shape[0]):
-        out[i] = np.linalg.cholesky(a[i])
-
-
-@njit(cache=True, nogil=True)
-def _qr(a, q, r):
-    for i in range(a.shape[0]):
-        qi, ri = np.linalg.qr(a[i])
-        q[i] = qi
-        r[i] = ri
-
-
-@njit(cache=True, nogil=True)
-def _svd(a, u, s, vh, full):
-    for i in range(a.shape[0]):
-        ui, si, vhi = np.linalg.svd(a[i], full_matrices=full)
-        u[i] = ui
-        s[i] = si
-        vh[i] = vhi
-
-
-@njit(cache=True, nogil=True)
-def _eigh(a, w, v):
-    for i in range(a.shape[0]):
-        wi, vi = np.linalg.eigh(a[i])
-        w[i] = wi
-        v[i] = vi
-
-
-@njit(cache=True, nogil=True)
-def _eigvalsh(a, w):
-    for i in range(a.shape[0]):
-        w[i] = np.linalg.eigvalsh(a[i])
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _lu_info(a):
-    """(matrix, 1-based first zero pivot) of Gaussian elimination with partial pivoting, the
-    pivot order getrf uses; (-1, 0) when every matrix is nonsingular."""
+def _inv(a, out, ik):
     n = a.shape[1]
-    for i in range(a.shape[0]):
-        m = a[i].astype(np.float64)
-        for k in range(n):
-            p = k
-            best = abs(m[k, k])
-            for r in range(k + 1, n):
-                if abs(m[r, k]) > best:
-                    best = abs(m[r, k])
-                    p = r
-            if best == 0:
-                return i, k + 1
-            for c in range(n):
-                m[k, c], m[p, c] = m[p, c], m[k, c]
-            for r in range(k + 1, n):
-                f = m[r, k] / m[k, k]
-                for c in range(k + 1, n):
-                    m[r, c] -= f * m[k, c]
-    return -1, 0
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _cholesky_info(a):
-    """(matrix, order of the first leading minor that is not positive-definite), as potrf
-    reports it, reading the lower triangle; (-1, 0) when all succeed."""
-    n = a.shape[1]
-    for i in range(a.shape[0]):
-        low = np.zeros((n, n))
-        for j in range(n):
-            d = a[i, j, j] - np.sum(low[j, :j] ** 2)
-            if not d > 0:
-                return i, j + 1
-            low[j, j] = np.sqrt(d)
-            for r in range(j + 1, n):
-                low[r, j] = (a[i, r, j] - np.sum(low[r, :j] * low[j, :j])) / low[j, j]
-    return -1, 0
-
-
-@njit(cache=True, nogil=True)
-def _first_nonfinite(a):
+    w = np.empty((n, n), a.dtype)
+    x = np.empty((n, n), a.dtype)
+    piv = np.empty(n, ik.dtype)
     for i in range(a.shape[0]):
         if not _finite(a[i]):
-            return i
-    return 0
+            out[i] = np.nan
+            continue
+        w[:, :] = a[i].T
+        info = blas.getrf(n, w, piv)
+        if info > 0:
+            return i, info
+        x[:, :] = 0
+        for j in range(n):
+            x[j, j] = 1
+        blas.getrs(n, n, w, piv, x)
+        out[i] = x.T
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def _det(a, out, ik):
+    n = a.shape[1]
+    w = np.empty((n, n), a.dtype)
+    piv = np.empty(n, ik.dtype)
+    for i in range(a.shape[0]):
+        if not _finite(a[i]):
+            out[i] = np.nan
+            continue
+        w[:, :] = a[i].T
+        if blas.getrf(n, w, piv) > 0:
+            out[i] = 0
+            continue
+        d = 1.0
+        for j in range(n):
+            d *= w[j, j] if piv[j] == j + 1 else -w[j, j]
+        out[i] = d
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def _slogdet(a, sign, logabs, ik):
+    n = a.shape[1]
+    w = np.empty((n, n), a.dtype)
+    piv = np.empty(n, ik.dtype)
+    for i in range(a.shape[0]):
+        if not _finite(a[i]):
+            sign[i] = np.nan
+            logabs[i] = np.nan
+            continue
+        w[:, :] = a[i].T
+        if blas.getrf(n, w, piv) > 0:
+            sign[i] = 0
+            logabs[i] = -np.inf
+            continue
+        s, la = 1.0, 0.0
+        for j in range(n):
+            d = w[j, j]
+            if (d < 0) != (piv[j] != j + 1):
+                s = -s
+            la += np.log(abs(d))
+        sign[i] = s
+        logabs[i] = la
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def _solve(a, b, out, ik):
+    n, k = b.shape[1], b.shape[2]
+    w = np.empty((n, n), a.dtype)
+    x = np.empty((k, n), a.dtype)
+    piv = np.empty(n, ik.dtype)
+    for i in range(a.shape[0]):
+        if not (_finite(a[i]) and _finite(b[i])):
+            out[i] = np.nan
+            continue
+        w[:, :] = a[i].T
+        info = blas.getrf(n, w, piv)
+        if info > 0:
+            return i, info
+        x[:, :] = b[i].T
+        blas.getrs(n, k, w, piv, x)
+        out[i] = x.T
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def _cholesky(a, out, ik):
+    # The row-major lower triangle is the column-major upper one: potrf's U^T is then L itself.
+    n = a.shape[1]
+    w = np.empty((n, n), a.dtype)
+    for i in range(a.shape[0]):
+        if not _finite(a[i]):
+            return i, -1
+        w[:, :] = a[i]
+        info = blas.potrf_upper(n, w, ik)
+        if info > 0:
+            return i, info
+        for r in range(n):
+            for c in range(r + 1, n):
+                w[r, c] = 0
+        out[i] = w
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def _qr(a, q, r, ik):
+    m, n = a.shape[1], a.shape[2]
+    k = min(m, n)
+    w = np.empty((n, m), a.dtype)
+    for i in range(a.shape[0]):
+        if not _finite(a[i]):
+            return i, -1
+        w[:, :] = a[i].T
+        r[i] = blas.qr(m, n, w, ik).T
+        q[i] = w[:k].T
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def _svd(a, u, s, vh, full, ik):
+    m, n = a.shape[1], a.shape[2]
+    w = np.empty((n, m), a.dtype)
+    uw = np.empty((u.shape[2], m), a.dtype)
+    vw = np.empty((n, vh.shape[1]), a.dtype)
+    for i in range(a.shape[0]):
+        if not _finite(a[i]):
+            return i, -1
+        w[:, :] = a[i].T
+        if blas.gesdd(full, m, n, w, s[i], uw, vw, ik) != 0:
+            return i, -1
+        u[i] = uw.T
+        vh[i] = vw.T
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def _eigh(a, w, v, ik):
+    n = a.shape[1]
+    x = np.empty((n, n), a.dtype)
+    for i in range(a.shape[0]):
+        if not _finite(a[i]):
+            return i, -1
+        x[:, :] = a[i].T
+        if blas.syevd(True, n, x, w[i], ik) != 0:
+            return i, -1
+        v[i] = x.T
+    return -1, 0
+
+
+@njit(cache=True, nogil=True)
+def _eigvalsh(a, w, ik):
+    n = a.shape[1]
+    x = np.empty((n, n), a.dtype)
+    for i in range(a.shape[0]):
+        if not _finite(a[i]):
+            return i, -1
+        x[:, :] = a[i].T
+        if blas.syevd(False, n, x, w[i], ik) != 0:
+            return i, -1
+    return -1, 0
 
 
 def _stack(x):
@@ -169,22 +212,21 @@ def _arr(t, *trailing):
     return t._np_view().reshape((-1,) + trailing)
 
 
-def _run(kernel, a, *args, info=None):
-    """Run ``kernel``; on a LAPACK error, locate the failing matrix with ``info``."""
-    try:
-        kernel(a, *args)
-    except np.linalg.LinAlgError as e:
-        if "infs or NaNs" in str(e):
-            raise Failure(_first_nonfinite(a), 0) from None
-        batch, order = info(a) if info is not None else (0, 0)
-        raise Failure(int(batch), int(order)) from None
+def _run(name, *args):
+    """Run kernel ``name`` (LAPACK's, else the pure-Numba one) and raise its failure, if any."""
+    if blas.available():
+        batch, info = globals()["_" + name](*args, blas.int_witness())
+    else:
+        batch, info = getattr(dense_loops, name)(*args)
+    if batch >= 0:
+        raise Failure(int(batch), max(int(info), 0))
 
 
 def inv(x):
     out = _new(x._shape, x)
     if out.numel():
         n = x._shape[-1]
-        _run(_inv, _stack(x), _arr(out, n, n), info=_lu_info)
+        _run("inv", _stack(x), _arr(out, n, n))
     return out
 
 
@@ -195,7 +237,7 @@ def det(x):
         if a.shape[1] == 0:
             out._fill_raw(1)
         else:
-            _run(_det, a, _arr(out))
+            _run("det", a, _arr(out))
     return out
 
 
@@ -207,7 +249,7 @@ def slogdet(x):
             sign._fill_raw(1)
             logabs._fill_raw(0)
         else:
-            _run(_slogdet, a, _arr(sign), _arr(logabs))
+            _run("slogdet", a, _arr(sign), _arr(logabs))
     return sign, logabs
 
 
@@ -215,7 +257,7 @@ def solve(a, b):
     """Solves a X = b for stacks with equal batch shapes: a (…, n, n), b (…, n, k)."""
     out = _new(b._shape, b)
     if out.numel():
-        _run(_solve, _stack(a), _stack(b), _arr(out, *b._shape[-2:]), info=_lu_info)
+        _run("solve", _stack(a), _stack(b), _arr(out, *b._shape[-2:]))
     return out
 
 
@@ -223,7 +265,7 @@ def cholesky(x):
     out = _new(x._shape, x)
     if out.numel():
         n = x._shape[-1]
-        _run(_cholesky, _stack(x), _arr(out, n, n), info=_cholesky_info)
+        _run("cholesky", _stack(x), _arr(out, n, n))
     return out
 
 
@@ -234,7 +276,7 @@ def qr(x):
     batch = x._shape[:-2]
     q, r = _new(batch + (m, k), x), _new(batch + (k, n), x)
     if k and shapes.prod(batch):
-        _run(_qr, _stack(x), _arr(q, m, k), _arr(r, k, n))
+        _run("qr", _stack(x), _arr(q, m, k), _arr(r, k, n))
     elif r.numel():
         r._fill_raw(0)
     return q, r
@@ -247,7 +289,7 @@ def svd(x, full_matrices):
     ru, rv = (m, n) if full_matrices else (k, k)
     u, s, vh = _new(batch + (m, ru), x), _new(batch + (k,), x), _new(batch + (rv, n), x)
     if k and shapes.prod(batch):
-        _run(_svd, _stack(x), _arr(u, m, ru), _arr(s, k), _arr(vh, rv, n), full_matrices)
+        _run("svd", _stack(x), _arr(u, m, ru), _arr(s, k), _arr(vh, rv, n), full_matrices)
     elif full_matrices:
         # A matrix with no entries: any orthonormal basis completes it; LAPACK gives the identity.
         from ...creation import eye
@@ -261,7 +303,7 @@ def eigh(x):
     n = x._shape[-1]
     w, v = _new(x._shape[:-1], x), _new(x._shape, x)
     if w.numel():
-        _run(_eigh, _stack(x), _arr(w, n), _arr(v, n, n))
+        _run("eigh", _stack(x), _arr(w, n), _arr(v, n, n))
     return w, v
 
 
@@ -269,5 +311,5 @@ def eigvalsh(x):
     n = x._shape[-1]
     w = _new(x._shape[:-1], x)
     if w.numel():
-        _run(_eigvalsh, _stack(x), _arr(w, n))
+        _run("eigvalsh", _stack(x), _arr(w, n))
     return w

@@ -1,5 +1,5 @@
-"""Batched matrix-product kernels for the CPU: BLAS (through Numba's ``np.dot``) for float32 and
-float64, plain loops for integer dtypes, float16 widened to float32.
+"""Batched matrix-product kernels for the CPU: BLAS gemm for float32 and float64, blocked loops
+for integer dtypes (and for floats when no BLAS library is found), float16 widened to float32.
 """
 from __future__ import annotations
 
@@ -7,69 +7,57 @@ import numpy as np
 from numba import njit
 
 from ... import shapes
+from . import blas
 
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
+# Blocks of the loop kernel: a 64 x 256 block of y (128 KiB in float64) stays in cache while
+# every row of x passes over it.
+_KB, _JB = 64, 256
+
 
 @njit(cache=True, nogil=True)
-def _bmm_blas(a, b, ia, ib, out, ta, tb):
+def _bmm_blas(a, b, ia, ib, out, ta, tb, ik):
     """out[i] = A[ia[i]] @ B[ib[i]] through BLAS gemm.
 
-    A transposed operand arrives as its contiguous transpose (``ta``/``tb``); ``.T`` turns it
-    into a Fortran-ordered view, which Numba hands to gemm with the transpose flag instead of
-    copying. Each branch below is its own gemm call signature.
+    Row-major C = A B is column-major C^T = B^T A^T, so gemm gets B first; an operand stored as
+    its contiguous transpose (``ta``/``tb``) is handed over with the transpose flag, uncopied.
     """
+    m, n = out.shape[1], out.shape[2]
+    k = a.shape[1] if ta else a.shape[2]
+    op_a, ld_a = (blas.T, m) if ta else (blas.N, k)
+    op_b, ld_b = (blas.T, k) if tb else (blas.N, n)
     for i in range(out.shape[0]):
-        if ta and tb:
-            np.dot(a[ia[i]].T, b[ib[i]].T, out[i])
-        elif ta:
-            np.dot(a[ia[i]].T, b[ib[i]], out[i])
-        elif tb:
-            np.dot(a[ia[i]], b[ib[i]].T, out[i])
-        else:
-            np.dot(a[ia[i]], b[ib[i]], out[i])
+        blas.gemm(op_b, op_a, n, m, k, b[ib[i]], ld_b, a[ia[i]], ld_a, out[i], n, ik)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _mm_loop(x, y, o):
-    """o = x @ y by the i-k-j loop order, which streams rows of y and o."""
+    """o = x @ y for C-contiguous matrices: blocks of y's rows and columns stay in cache while
+    the i-k-j order streams contiguous rows of y and o through the innermost loop."""
     m, kk = x.shape
     n = y.shape[1]
-    for i in range(m):
-        for j in range(n):
-            o[i, j] = 0
-        for k in range(kk):
-            xik = x[i, k]
-            for j in range(n):
-                o[i, j] += xik * y[k, j]
+    o[:, :] = 0
+    for j0 in range(0, n, _JB):
+        j1 = min(j0 + _JB, n)
+        for k0 in range(0, kk, _KB):
+            k1 = min(k0 + _KB, kk)
+            for i in range(m):
+                for k in range(k0, k1):
+                    xik = x[i, k]
+                    for j in range(j0, j1):
+                        o[i, j] += xik * y[k, j]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _bmm_loop(a, b, ia, ib, out, ta, tb):
-    """out[i] = A[ia[i]] @ B[ib[i]] for dtypes BLAS does not cover (integers)."""
+    """out[i] = A[ia[i]] @ B[ib[i]] by loops; a transposed operand is first copied to row-major."""
     for i in range(out.shape[0]):
-        if ta and tb:
-            _mm_loop(a[ia[i]].T, b[ib[i]].T, out[i])
-        elif ta:
-            _mm_loop(a[ia[i]].T, b[ib[i]], out[i])
-        elif tb:
-            _mm_loop(a[ia[i]], b[ib[i]].T, out[i])
-        else:
-            _mm_loop(a[ia[i]], b[ib[i]], out[i])
-
-
-def _blas_available() -> bool:
-    # Numba's np.dot needs SciPy's BLAS bindings; without them float matmul falls back to loops.
-    try:
-        import scipy.linalg.cython_blas  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-_HAS_BLAS = None
+        x = np.ascontiguousarray(a[ia[i]].T) if ta else a[ia[i]]
+        y = np.ascontiguousarray(b[ib[i]].T) if tb else b[ib[i]]
+        _mm_loop(x, y, out[i])
 
 
 def _stack(x, batch):
@@ -122,10 +110,7 @@ def bmm(a, b, out):
 
 def bmm_arrays(x, y, ia, ib, o, ta, tb):
     """The kernel call on prepared arrays (see :func:`_stack`); ``o`` is (batch, M, N)."""
-    global _HAS_BLAS
-    if _HAS_BLAS is None:
-        _HAS_BLAS = _blas_available()
-    if o.dtype in _BLAS_DTYPES and _HAS_BLAS:
-        _bmm_blas(x, y, ia, ib, o, ta, tb)
+    if o.dtype in _BLAS_DTYPES and blas.available():
+        _bmm_blas(x, y, ia, ib, o, ta, tb, blas.int_witness())
     else:
         _bmm_loop(x, y, ia, ib, o, ta, tb)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import warnings
 
 from ... import dtypes
+from ...autograd import tape
+from ...ops.registry import primitive
 from ...ops import functional_elementwise as _E
 from ...ops.nn import log_softmax as _log_softmax
 
@@ -33,13 +35,37 @@ def _check_sizes(input, target):
                       "Please ensure they have the same size.", stacklevel=3)
 
 
+def _mse_vjp(sign: float):
+    def rule(g, ans, x, y, reduction):
+        d = (x - y) * (2.0 * sign)
+        return g * d / d.numel() if reduction == "mean" else g * d
+    return rule
+
+
+def _mse_jvp(sign: float):
+    return lambda t, ans, x, y, reduction: _reduce((x - y) * (2.0 * sign) * t, reduction)
+
+
+# One node (PyTorch's MseLossBackward0) rather than the sub/mul/mean chain it is made of.
+_mse_loss = primitive("mse_loss", 2, backward_name="MseLossBackward0",
+                      vjp=(_mse_vjp(1.0), _mse_vjp(-1.0)), jvp=(_mse_jvp(1.0), _mse_jvp(-1.0)))
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
     """mse_loss(input, target, reduction='mean') -> Tensor: (input - target)**2, reduced."""
     _check_reduction(reduction)
     _check_sizes(input, target)
-    d = input - target
-    loss = d * d
-    return _reduce(loss * weight if weight is not None else loss, reduction)
+    if weight is not None:
+        d = input - target
+        return _reduce(d * d * weight, reduction)
+    inputs = (input, target)
+    d = input.detach() - target.detach()
+    loss = _reduce(d * d, reduction)
+    if tape.should_record(inputs):
+        tape.record(_mse_loss, inputs, loss, {"reduction": reduction})
+    if tape.has_tangents(inputs):
+        tape.forward_jvp(_mse_loss, inputs, loss, {"reduction": reduction})
+    return loss
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):

@@ -1,0 +1,246 @@
+"""The BLAS/LAPACK routines the CPU kernels call, taken from the library NumPy ships or links
+against and bound so that ``@njit`` code calls them directly (and can still be cached to disk).
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import importlib
+import os
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+#: Path of the BLAS/LAPACK library to use instead of NumPy's; "none" forces the pure-Numba loops.
+ENV_VAR = "NUMGRAD_BLAS"
+
+_ROUTINES = ("gemm", "getrf", "getrs", "potrf", "geqrf", "orgqr", "gesdd", "syevd")
+# (prefix, suffix, LAPACK integer): NumPy >= 2 wheels bundle scipy-openblas with 64-bit integers,
+# older wheels openblas64_, other builds the reference names with 32-bit integers.
+_NAMINGS = (("scipy_", "_64_", np.int64), ("", "_64_", np.int64), ("scipy_", "_", np.int32), ("", "_", np.int32))
+
+_state: dict = {}
+
+
+def _candidates() -> list:
+    override = os.environ.get(ENV_VAR)
+    if override is not None:
+        return [] if override.strip().lower() in ("", "0", "none", "off", "false") else [override]
+    root = os.path.dirname(np.__file__)
+    paths = []
+    for folder in (root + ".libs", os.path.join(root, ".dylibs")):
+        for pattern in ("*blas*", "*lapack*"):
+            paths += sorted(glob.glob(os.path.join(folder, pattern)))
+    # Symbol lookup through an extension module searches the libraries it was linked with, which
+    # finds a system or conda BLAS that NumPy uses without shipping it.
+    for name in ("numpy.linalg._umath_linalg", "numpy._core._multiarray_umath", "numpy.core._multiarray_umath"):
+        try:
+            paths.append(importlib.import_module(name).__file__)
+        except (ImportError, AttributeError):
+            pass
+    return paths
+
+
+def _bind(path: str):
+    """{routine name: address} and the integer dtype if ``path`` exports all the routines."""
+    try:
+        lib = ctypes.CDLL(path)
+    except OSError:
+        return None
+    for prefix, suffix, integer in _NAMINGS:
+        found = {}
+        for routine in _ROUTINES:
+            for t in "sd":
+                try:
+                    fn = getattr(lib, f"{prefix}{t}{routine}{suffix}")
+                except AttributeError:
+                    break
+                found[t + routine] = ctypes.cast(fn, ctypes.c_void_p).value
+            else:
+                continue
+            break
+        else:
+            return lib, found, np.dtype(integer)
+    return None
+
+
+def _load():
+    import llvmlite.binding as llvm
+    for path in _candidates():
+        bound = _bind(path)
+        if bound is not None:
+            lib, addresses, integer = bound
+            for name, address in addresses.items():
+                llvm.add_symbol("numgrad_" + name, address)
+            return {"path": path, "lib": lib, "int": integer}
+    return None
+
+
+def available() -> bool:
+    """True if a BLAS/LAPACK library was found (looked up on the first call)."""
+    if "lib" not in _state:
+        _state["lib"] = _load()
+    return _state["lib"] is not None
+
+
+def library_path():
+    """The file the routines come from, or None when the kernels run as pure-Numba loops."""
+    return _state["lib"]["path"] if available() else None
+
+
+def int_witness() -> np.ndarray:
+    """A one-element array of the library's integer type: kernels take it so that they compile
+    (and cache) once per integer width and allocate their integer arguments like it."""
+    return np.zeros(1, _state["lib"]["int"])
+
+
+# Fortran passes every argument by reference, so each is an address here. Character arguments are
+# followed by their lengths (gfortran's hidden arguments; harmless to a callee that ignores them).
+def _extern(name, nargs):
+    """A function of (array, *addresses) calling the single- or double-precision routine ``name``
+    by the array's dtype, chosen when the caller compiles."""
+    sig = types.void(*([types.uintp] * nargs))
+    single = types.ExternalFunction(f"numgrad_s{name}", sig)
+    double = types.ExternalFunction(f"numgrad_d{name}", sig)
+
+    def call(x, *args):
+        raise NotImplementedError("callable from @njit code only")
+
+    @overload(call, jit_options={"nogil": True})
+    def _typed(x, *args):
+        routine = single if x.dtype == types.float32 else double
+        return lambda x, *args: routine(*args)
+
+    return call
+
+
+_gemm = _extern("gemm", 15)
+_getrf = _extern("getrf", 6)
+_getrs = _extern("getrs", 10)
+_potrf = _extern("potrf", 6)
+_geqrf = _extern("geqrf", 8)
+_orgqr = _extern("orgqr", 9)
+_gesdd = _extern("gesdd", 15)
+_syevd = _extern("syevd", 13)
+
+N, T = ord("N"), ord("T")
+
+
+@njit(cache=True, nogil=True)
+def _p(a, i=0):
+    """Address of element ``i`` of the flat contiguous array ``a``."""
+    return a.ctypes.data + np.uintp(i * a.itemsize)
+
+
+@njit(cache=True, nogil=True)
+def _ints(ik, values):
+    """The integers ``values`` (a tuple) as an array of the library's integer type."""
+    out = np.empty(len(values), ik.dtype)
+    for i in range(len(values)):
+        out[i] = values[i]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def gemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, ik):
+    """c = op(a) @ op(b) in column-major terms (c is m x n); ``trans_*`` is N or T."""
+    ch = np.array([trans_a, trans_b], np.uint8)
+    iv = _ints(ik, (m, n, k, lda, ldb, ldc))
+    sc = np.array([1.0, 0.0], c.dtype)
+    _gemm(c, _p(ch), _p(ch, 1), _p(iv), _p(iv, 1), _p(iv, 2), _p(sc), a.ctypes.data, _p(iv, 3), b.ctypes.data,
+          _p(iv, 4), _p(sc, 1), c.ctypes.data, _p(iv, 5), 1, 1)
+    return ch[0] + iv[0] + sc[0]  # keeps the argument buffers alive across the call
+
+
+@njit(cache=True, nogil=True)
+def getrf(n, a, piv):
+    """LU factorization with partial pivoting of the column-major n x n ``a``, in place; returns
+    LAPACK's info (> 0: the 1-based index of the first exactly zero pivot)."""
+    iv = _ints(piv, (n, n, max(n, 1), 0))
+    _getrf(a, _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 2), piv.ctypes.data, _p(iv, 3))
+    return iv[3]
+
+
+@njit(cache=True, nogil=True)
+def getrs(n, nrhs, a, piv, b):
+    """Solves A X = B with ``a``, ``piv`` from :func:`getrf`; ``b`` (column-major n x nrhs) becomes X."""
+    ch = np.array([N], np.uint8)
+    iv = _ints(piv, (n, nrhs, max(n, 1), max(n, 1), 0))
+    _getrs(a, _p(ch), _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 2), piv.ctypes.data, b.ctypes.data, _p(iv, 3),
+           _p(iv, 4), 1)
+    return iv[4] + ch[0]
+
+
+@njit(cache=True, nogil=True)
+def potrf_upper(n, a, ik):
+    """Cholesky factor U (A = U^T U) of the column-major ``a`` from its upper triangle, in place;
+    returns info (> 0: the order of the leading minor that is not positive-definite)."""
+    ch = np.array([ord("U")], np.uint8)
+    iv = _ints(ik, (n, max(n, 1), 0))
+    _potrf(a, _p(ch), _p(iv), a.ctypes.data, _p(iv, 1), _p(iv, 2), 1)
+    return iv[2] + 0 * ch[0]
+
+
+@njit(cache=True, nogil=True)
+def qr(m, n, a, ik):
+    """Householder QR of the column-major m x n ``a`` in place: R in its upper triangle, then
+    Q's first min(m, n) columns over its first columns; returns R's copy (min(m, n) x n, column-major)."""
+    k = min(m, n)
+    tau = np.empty(max(k, 1), a.dtype)
+    work = np.empty(1, a.dtype)
+    iv = _ints(ik, (m, n, k, max(m, 1), -1, 0))
+    _geqrf(a, _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 3), tau.ctypes.data, work.ctypes.data, _p(iv, 4), _p(iv, 5))
+    work = np.empty(max(int(work[0]), 1), a.dtype)
+    iv[4] = work.size
+    _geqrf(a, _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 3), tau.ctypes.data, work.ctypes.data, _p(iv, 4), _p(iv, 5))
+    r = np.zeros((n, k), a.dtype)  # column-major k x n
+    for j in range(n):
+        for i in range(min(j + 1, k)):
+            r[j, i] = a[j, i]
+    iv[4] = -1
+    _orgqr(a, _p(iv), _p(iv, 2), _p(iv, 2), a.ctypes.data, _p(iv, 3), tau.ctypes.data, work.ctypes.data,
+           _p(iv, 4), _p(iv, 5))
+    if work[0] > work.size:
+        work = np.empty(int(work[0]), a.dtype)
+    iv[4] = work.size
+    _orgqr(a, _p(iv), _p(iv, 2), _p(iv, 2), a.ctypes.data, _p(iv, 3), tau.ctypes.data, work.ctypes.data,
+           _p(iv, 4), _p(iv, 5))
+    return r
+
+
+@njit(cache=True, nogil=True)
+def gesdd(full, m, n, a, s, u, vt, ik):
+    """SVD of the column-major m x n ``a`` (destroyed) by divide and conquer: ``u`` gets U
+    (column-major, m x m or m x k), ``vt`` gets V^T (n x n or k x n); returns info."""
+    k = min(m, n)
+    ch = np.array([ord("A") if full else ord("S")], np.uint8)
+    rv = n if full else k
+    iv = _ints(ik, (m, n, max(m, 1), max(m, 1), max(rv, 1), -1, 0))
+    iwork = np.empty(max(8 * k, 1), ik.dtype)
+    work = np.empty(1, a.dtype)
+    for _ in range(2):  # a workspace query, then the factorization
+        _gesdd(a, _p(ch), _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 2), s.ctypes.data, u.ctypes.data, _p(iv, 3),
+               vt.ctypes.data, _p(iv, 4), work.ctypes.data, _p(iv, 5), iwork.ctypes.data, _p(iv, 6), 1)
+        if iv[5] == -1:
+            work = np.empty(max(int(work[0]), 1), a.dtype)
+            iv[5] = work.size
+    return iv[6] + 0 * ch[0]
+
+
+@njit(cache=True, nogil=True)
+def syevd(vectors, n, a, w, ik):
+    """Eigenvalues (ascending, into ``w``) and, if ``vectors``, eigenvectors (over ``a``'s columns)
+    of the symmetric column-major ``a`` read from its lower triangle; returns info."""
+    ch = np.array([ord("V") if vectors else ord("N"), ord("L")], np.uint8)
+    iv = _ints(ik, (n, max(n, 1), -1, -1, 0))
+    work = np.empty(1, a.dtype)
+    iwork = np.empty(1, ik.dtype)
+    for _ in range(2):
+        _syevd(a, _p(ch), _p(ch, 1), _p(iv), a.ctypes.data, _p(iv, 1), w.ctypes.data, work.ctypes.data,
+               _p(iv, 2), iwork.ctypes.data, _p(iv, 3), _p(iv, 4), 1, 1)
+        if iv[2] == -1:
+            work = np.empty(max(int(work[0]), 1), a.dtype)
+            iwork = np.empty(max(int(iwork[0]), 1), ik.dtype)
+            iv[2], iv[3] = work.size, iwork.size
+    return iv[4] + 0 * ch[0]
