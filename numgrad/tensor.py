@@ -21,6 +21,7 @@ class Tensor:
     :func:`numgrad.tensor` and the factories.
     """
 
+    __module__ = "numgrad"  # the public name, so type(t) shows as numgrad.Tensor
     __slots__ = ("_storage", "_shape", "_strides", "_offset", "dtype", "requires_grad", "grad",
                  "grad_fn", "_output_nr", "_base", "_retains_grad", "_hooks", "_fw_tangent",
                  "_version_base", "__weakref__", "__dict__")

@@ -108,7 +108,7 @@ class Node:
         # Only saved tensors are freed; geometry and scalars (what PyTorch saves as sizes) stay,
         # so a node that saved no tensor can be replayed, as in PyTorch.
         versions = self._versions
-        if versions is not None and any(v is not None for v in versions):
+        if versions is not None and versions.count(None) != len(versions):
             self._saved = tuple(None if v is not None else s for s, v in zip(self._saved, versions))
             self._versions = (None,) * len(versions)
             self._released = True
@@ -297,10 +297,6 @@ def node_class(op):
     return cls
 
 
-def _meta(x):
-    return (x._shape, x.dtype) if hasattr(x, "_storage") else None
-
-
 class _Geometry:
     """What a rule that only reads ``x.shape`` and friends needs of ``x``: no data, no version."""
 
@@ -344,17 +340,54 @@ class _Geometry:
         return self.dtype.is_floating_point
 
 
+_NO_EDGE = (None, 0)
+
+
 def record(op, inputs, result, params=None, outputs=None):
     """Append one tape entry: ``result`` (or each of ``outputs``) gets the new node as grad_fn."""
-    node = node_class(op)()
-    nexts = tuple([edge(x) for x in inputs])
-    node.next_functions = nexts
+    cls = _node_classes.get(op)
+    node = (cls if cls is not None else node_class(op))()
+    nexts = []
+    metas = []
+    live = 0  # bit k set: input k has an edge
+    bit = 1
+    for x in inputs:
+        c = x.__class__
+        if c is float or c is int or not hasattr(x, "_storage"):
+            nexts.append(_NO_EDGE)
+            metas.append(None)
+        else:
+            if x._base is not None:
+                _refresh_view(x)
+            fn = x.grad_fn
+            if fn is not None:
+                nexts.append((fn, x._output_nr))
+                live |= bit
+            elif x.requires_grad:
+                nexts.append((grad_accumulator(x), 0))
+                live |= bit
+            else:
+                nexts.append(_NO_EDGE)
+            metas.append((x._shape, x.dtype))
+        bit <<= 1
+    node.next_functions = tuple(nexts)
     node._params = params
-    node._input_meta = tuple([_meta(x) for x in inputs])
-    outs = outputs if outputs is not None else (result,)
-    node._out_meta = tuple([(o._shape, o.dtype, o.device) if o is not None else None for o in outs])
-    _save(node, op, inputs, outs[0], nexts)
-    for i, o in enumerate(outs):
+    node._input_meta = tuple(metas)
+    if outputs is None:
+        node._out_meta = ((result._shape, result.dtype, result._storage.device),)
+        need = _needs(op, live)
+        if need:
+            _save(node, op, inputs, result, need)
+        result.requires_grad = True
+        result.grad_fn = node
+        result._output_nr = 0
+        return node
+    node._out_meta = tuple([(o._shape, o.dtype, o._storage.device) if o is not None else None
+                            for o in outputs])
+    need = _needs(op, live)
+    if need:
+        _save(node, op, inputs, outputs[0], need)
+    for i, o in enumerate(outputs):
         if o is None:
             continue
         o.requires_grad = True
@@ -363,20 +396,33 @@ def record(op, inputs, result, params=None, outputs=None):
     return node
 
 
-def _save(node, op, inputs, first, nexts):
-    uses = saved_args(op)
-    need = None
-    for u, (nxt, _) in zip(uses, nexts):
-        if u is None or nxt is None:
-            continue
-        if need is None:
-            need = list(u)
-        else:
-            for k, level in enumerate(u):
-                if level > need[k]:
-                    need[k] = level
-    if need is None or not any(need):
-        return
+_need_cache: dict = {}
+
+
+def _needs(op, live: int):
+    """What a node of ``op`` saves of ``(ans, *inputs)`` when the inputs in bitmask ``live``
+    need gradients: the strongest level any of their rules reads, or False for nothing."""
+    key = (op, live)
+    need = _need_cache.get(key)
+    if need is None:
+        merged = None
+        for k, u in enumerate(saved_args(op)):
+            if u is None or not live >> k & 1:
+                continue
+            if merged is None:
+                merged = list(u)
+            else:
+                for j, level in enumerate(u):
+                    if level > merged[j]:
+                        merged[j] = level
+        need = tuple(merged) if merged is not None and any(merged) else False
+        if len(_need_cache) > 4096:
+            _need_cache.clear()
+        _need_cache[key] = need
+    return need
+
+
+def _save(node, op, inputs, first, need):
     view_op = op.kind == "view"
     saved = [None] * len(need)
     versions = [None] * len(need)

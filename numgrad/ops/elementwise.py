@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from . import scalar_math
 from .registry import elementwise
 
 _LN2 = math.log(2.0)
@@ -118,7 +119,7 @@ elementwise("sqrt", lambda x: math.sqrt(x), result="float", d=lambda ans, x: 0.5
 elementwise("rsqrt", lambda x: 1.0 / math.sqrt(x), result="float", d=lambda ans, x: -0.5 * ans * ans * ans)
 elementwise("square", lambda x: x * x, bool_ok=False, d=lambda ans, x: 2 * x)
 elementwise("reciprocal", lambda x: 1.0 / x, result="float", d=lambda ans, x: -ans * ans)
-elementwise("exp", lambda x: math.exp(x), result="float", d=lambda ans, x: ans)
+elementwise("exp", scalar_math.exp, result="float", d=lambda ans, x: ans)
 elementwise("exp2", lambda x: 2.0 ** x, result="float", d=lambda ans, x: ans * _LN2)
 elementwise("expm1", lambda x: math.expm1(x), result="float", d=lambda ans, x: ans + 1)
 elementwise("log", lambda x: math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan),
@@ -139,23 +140,14 @@ elementwise("acos", lambda x: math.acos(x) if -1 <= x <= 1 else math.nan, result
 elementwise("atan", lambda x: math.atan(x), result="float", d=lambda ans, x: 1 / (1 + x * x))
 elementwise("sinh", lambda x: math.sinh(x), result="float", d=lambda ans, x: cosh(x))
 elementwise("cosh", lambda x: math.cosh(x), result="float", d=lambda ans, x: sinh(x))
-elementwise("tanh", lambda x: math.tanh(x), result="float", d=lambda ans, x: 1 - ans * ans)
+elementwise("tanh", scalar_math.tanh, result="float", d=lambda ans, x: 1 - ans * ans)
 elementwise("asinh", lambda x: math.asinh(x), result="float", d=lambda ans, x: rsqrt(x * x + 1))
 elementwise("acosh", lambda x: math.acosh(x) if x >= 1 else math.nan, result="float",
             d=lambda ans, x: rsqrt(x * x - 1))
 elementwise("atanh", lambda x: math.atanh(x) if -1 < x < 1 else (math.copysign(math.inf, x) if x == 1 or x == -1 else math.nan),
             result="float", d=lambda ans, x: 1 / (1 - x * x))
 
-
-def _sigmoid(x):
-    # Two branches so that exp never overflows.
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1.0 + e)
-
-
-elementwise("sigmoid", _sigmoid, result="float", d=lambda ans, x: ans * (1 - ans))
+elementwise("sigmoid", scalar_math.sigmoid, result="float", d=lambda ans, x: ans * (1 - ans))
 
 
 def _relu(x):

@@ -4,6 +4,8 @@ Every method is a forward to one function, so each op keeps a single home in ``n
 """
 from __future__ import annotations
 
+from types import FunctionType
+
 from .. import dtypes
 from ..tensor import Tensor
 from . import functional_elementwise as F
@@ -94,7 +96,8 @@ def _check_inplace(self, result):
 
 
 for _name, _fn in METHODS.items():
-    setattr(Tensor, _name, _method(_fn))
+    # A plain function is already a method; only other callables need the wrapper.
+    setattr(Tensor, _name, _fn if isinstance(_fn, FunctionType) else _method(_fn))
 for _name in INPLACE:
     setattr(Tensor, _name + "_", _inplace(METHODS[_name], _name))
 
@@ -134,19 +137,24 @@ def _rev(fn):
     return lambda self, other: fn(other, self)
 
 
-Tensor.__add__ = Tensor.__radd__ = lambda self, other: F.add(self, other)
-Tensor.__sub__ = lambda self, other: F.sub(self, other)
-Tensor.__rsub__ = lambda self, other: F.sub(other, self)
-Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: F.mul(self, other)
-Tensor.__truediv__ = lambda self, other: F.div(self, other)
-Tensor.__rtruediv__ = lambda self, other: F.div(other, self)
+# The hottest operators go straight to the dispatcher: what ``F.add`` & co. add around it (alpha,
+# rounding modes, the bool subtraction check) cannot apply to them.
+_ADD, _SUB, _MUL, _DIV, _NEG = OPS["add"], OPS["sub"], OPS["mul"], OPS["div"], OPS["neg"]
+Tensor.__add__ = Tensor.__radd__ = lambda self, other: run_elementwise(_ADD, (self, other))
+Tensor.__sub__ = lambda self, other: F.sub(self, other) if self.dtype is dtypes.bool else \
+    run_elementwise(_SUB, (self, other))
+Tensor.__rsub__ = lambda self, other: F.sub(other, self) if self.dtype is dtypes.bool else \
+    run_elementwise(_SUB, (other, self))
+Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: run_elementwise(_MUL, (self, other))
+Tensor.__truediv__ = lambda self, other: run_elementwise(_DIV, (self, other))
+Tensor.__rtruediv__ = lambda self, other: run_elementwise(_DIV, (other, self))
 Tensor.__floordiv__ = lambda self, other: F.floor_divide(self, other)
 Tensor.__rfloordiv__ = lambda self, other: F.floor_divide(other, self)
 Tensor.__mod__ = lambda self, other: F.remainder(self, other)
 Tensor.__rmod__ = lambda self, other: F.remainder(other, self)
 Tensor.__pow__ = lambda self, other: F.pow(self, other)
 Tensor.__rpow__ = lambda self, other: F.pow(other, self)
-Tensor.__neg__ = lambda self: F.neg(self)
+Tensor.__neg__ = lambda self: run_elementwise(_NEG, (self,))
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = lambda self: F.abs(self)
 def _invert(self):

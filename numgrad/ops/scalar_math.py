@@ -59,19 +59,38 @@ _ONE32 = _f32(1.0)
 
 
 @register_jitable
-def _exp_f32(x):
+def _exp_f32_parts(x):
+    """exp(x) as (hi + lo) * s1 * s2: hi + lo carries about 30 bits, s1 and s2 are powers of 2."""
     x = _E32_HI if x > _E32_HI else x
     x = _E32_LO if x < _E32_LO else x
     t = x * _E32_LOG2E + _E32_SHIFT
     k = np.float32(t).view(np.int32) - _E32_SHIFT_BITS
     kf = t - _E32_SHIFT
-    r = (x - kf * _E32_LN2_HI) - kf * _E32_LN2_LO
+    r_hi = x - kf * _E32_LN2_HI
+    r_lo = kf * _E32_LN2_LO
+    r = r_hi - r_lo
     q = _E32_Q0 + r * (_E32_Q1 + r * (_E32_Q2 + r * (_E32_Q3 + r * _E32_Q4)))
-    p = _ONE32 + (r + r * r * q)
+    # 1 + r_hi as an exact sum of two floats (Fast2Sum), so that exp rounds only once.
+    hi = _ONE32 + r_hi
+    lo = ((_ONE32 - hi) + r_hi) + (r * r * q - r_lo)
     k1 = k >> 1
     s1 = np.int32((k1 + 127) << 23).view(np.float32)
     s2 = np.int32((k - k1 + 127) << 23).view(np.float32)
-    return p * s1 * s2
+    return hi, lo, s1, s2
+
+
+@register_jitable
+def _exp_f32(x):
+    hi, lo, s1, s2 = _exp_f32_parts(x)
+    return (hi + lo) * s1 * s2
+
+
+@register_jitable
+def _exp_f32_wide(x):
+    """exp(x) of a float32 as a float64 with about 30 correct bits, for formulas that would
+    otherwise lose float32 accuracy to the rounding of their own steps."""
+    hi, lo, s1, s2 = _exp_f32_parts(x)
+    return (np.float64(hi) + np.float64(lo)) * np.float64(s1) * np.float64(s2)
 
 
 _E64_HI, _E64_LO = 710.0, -746.0
@@ -98,7 +117,8 @@ def _exp_f64(x):
     q = _E64_Q0 + r * (_E64_Q1 + r * (_E64_Q2 + r * (_E64_Q3 + r * (_E64_Q4 + r * (
         _E64_Q5 + r * (_E64_Q6 + r * (_E64_Q7 + r * (_E64_Q8 + r * (_E64_Q9 + r * _E64_Q10)))))))))
     p = 1.0 + (r + r * r * q)
-    k1 = k >> 1
+    # k // 2 through the same rounding trick: AVX2 has no 64-bit arithmetic shift.
+    k1 = np.float64(kf * 0.5 + _E64_SHIFT).view(np.int64) - _E64_SHIFT_BITS
     s1 = np.int64((k1 + 1023) << 52).view(np.float64)
     s2 = np.int64((k - k1 + 1023) << 52).view(np.float64)
     return p * s1 * s2
@@ -107,14 +127,16 @@ def _exp_f64(x):
 _exp = _cpu_specialized(lambda x: math.exp(x), _exp_f32, _exp_f64)
 
 
+@register_jitable
 def exp(x):
     """The exponential of ``x``."""
     return _exp(x)
 
 
 # ---------------------------------------------------------------------------------- tanh
-# Below _T32 an odd polynomial, tanh(x) = x + x**3 * P(x**2), which keeps tiny and -0.0 inputs
-# exact; above, 1 - 2 / (exp(2|x|) + 1), whose cancellation costs little once tanh > 1/2.
+# float32, on |x| (the sign is copied back, so -0.0 stays -0.0): below _T32 an odd polynomial,
+# tanh(a) = a + a**3 * P(a**2); above, 1 - 2 / (exp(2a) + 1), whose cancellation costs little once
+# tanh(a) > 1/2. (Dividing in float64 would halve the vector width for half an ulp.)
 _T32 = _f32(0.625)
 _T32_P0, _T32_P1, _T32_P2, _T32_P3, _T32_P4 = (
     _f32(-0.333333283662796), _f32(0.13332770764827728), _f32(-0.05385095253586769),
@@ -122,34 +144,39 @@ _T32_P0, _T32_P1, _T32_P2, _T32_P3, _T32_P4 = (
 _TWO32 = _f32(2.0)
 
 
+@register_jitable
 def _tanh_f32(x):
     a = abs(x)
-    s = x * x
-    small = x + x * s * (_T32_P0 + s * (_T32_P1 + s * (_T32_P2 + s * (_T32_P3 + s * _T32_P4))))
-    big = math.copysign(_ONE32 - _TWO32 / (_exp_f32(a + a) + _ONE32), x)
-    return small if a < _T32 else big
+    s = a * a
+    small = a + a * s * (_T32_P0 + s * (_T32_P1 + s * (_T32_P2 + s * (_T32_P3 + s * _T32_P4))))
+    big = _ONE32 - _TWO32 / (_exp_f32(a + a) + _ONE32)
+    return math.copysign(small if a < _T32 else big, x)
 
 
 _tanh = _cpu_specialized(lambda x: math.tanh(x), _tanh_f32, lambda x: math.tanh(x))
 
 
+@register_jitable
 def tanh(x):
     """The hyperbolic tangent of ``x``."""
     return _tanh(x)
 
 
 # ---------------------------------------------------------------------------------- sigmoid
-# exp(-|x|) never overflows; e / (1 + e) for negative x keeps tiny results accurate.
+# exp(-|x|) never overflows; e / (1 + e) for negative x keeps tiny results accurate. float32
+# divides in float64: e / (1 + e) rounded three times in float32 can miss by 2.4 ulp.
 def _sigmoid_generic(x):
     e = math.exp(-abs(x))
     return (1.0 if x >= 0 else e) / (1.0 + e)
 
 
+@register_jitable
 def _sigmoid_f32(x):
-    e = _exp_f32(-abs(x))
-    return (_ONE32 if x >= 0 else e) / (_ONE32 + e)
+    e = _exp_f32_wide(-abs(x))
+    return np.float32((1.0 if x >= 0 else e) / (1.0 + e))
 
 
+@register_jitable
 def _sigmoid_f64(x):
     e = _exp_f64(-abs(x))
     return (1.0 if x >= 0 else e) / (1.0 + e)
@@ -158,6 +185,7 @@ def _sigmoid_f64(x):
 _sigmoid = _cpu_specialized(_sigmoid_generic, _sigmoid_f32, _sigmoid_f64)
 
 
+@register_jitable
 def sigmoid(x):
     """The logistic function ``1 / (1 + exp(-x))`` of ``x``."""
     return _sigmoid(x)

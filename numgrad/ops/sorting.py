@@ -1,9 +1,9 @@
 """Sorting and selection: sort, argsort, topk, kthvalue, msort, unique, searchsorted, bucketize,
 and the counting ops bincount and histc.
 
-Sorting works on rows: the sorted dim is moved last and made contiguous, the CPU sort kernels
-argsort each row, and the values follow the permutation. The values' VJP scatters the cotangent
-back through that permutation; the indices are not differentiable.
+Sorting works on rows: the sorted dim is moved last and made contiguous, and the CPU sort kernels
+sort each row into its values and their permutation. The values' VJP scatters the cotangent back
+through that permutation; the indices are not differentiable.
 """
 from __future__ import annotations
 
@@ -80,11 +80,9 @@ def _sorted(input, dim, descending, k, op):
     x = input.reshape(1) if nd == 0 else input
     d = shapes.normalize_dim(dim, x.ndim)
     rows, moved_shape = _rows(x, d)
-    S = _sorter()
-    perm = S.argsort(rows, descending)
+    values, perm = _sorter().sort(rows, descending)
     if k != rows.shape[1]:
-        perm = np.ascontiguousarray(perm[:, :k])
-    values = S.take(rows, perm, k)
+        values, perm = values[:, :k], perm[:, :k]
     out_shape = tuple(moved_shape[:-1]) + (k,)
     vals = _from_rows(values, out_shape, d, x.ndim)
     idx = _from_rows(perm, out_shape, d, x.ndim)
@@ -166,10 +164,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     flat = input.detach().reshape(-1).contiguous()
     vals = flat._np_view().reshape(1, -1)
     S = _sorter()
-    perm = S.argsort(vals, False)
     n = vals.shape[1]
     wide = vals if vals.dtype != np.float16 else vals.astype(np.float32)
-    sorted_vals = S.take(wide, perm, n)[0]
+    sorted_vals, perm = S.sort(wide, False)
+    sorted_vals = sorted_vals[0]
     group = np.empty(n, dtype=np.int64)
     g = S.group_runs(sorted_vals, group)
     uniq = np.empty(g, dtype=vals.dtype)

@@ -42,25 +42,27 @@ def _candidates() -> list:
     return paths
 
 
+def _addresses(lib, prefix, suffix):
+    found = {}
+    for routine in _ROUTINES:
+        for t in "sd":
+            fn = getattr(lib, f"{prefix}{t}{routine}{suffix}", None)
+            if fn is None:
+                return None
+            found[t + routine] = ctypes.cast(fn, ctypes.c_void_p).value
+    return found
+
+
 def _bind(path: str):
-    """{routine name: address} and the integer dtype if ``path`` exports all the routines."""
+    """(library, {routine: address}, integer dtype) if ``path`` exports every routine, else None.
+    Unsuffixed names are taken to have 32-bit integers, as reference LAPACK's do."""
     try:
         lib = ctypes.CDLL(path)
     except OSError:
         return None
     for prefix, suffix, integer in _NAMINGS:
-        found = {}
-        for routine in _ROUTINES:
-            for t in "sd":
-                try:
-                    fn = getattr(lib, f"{prefix}{t}{routine}{suffix}")
-                except AttributeError:
-                    break
-                found[t + routine] = ctypes.cast(fn, ctypes.c_void_p).value
-            else:
-                continue
-            break
-        else:
+        found = _addresses(lib, prefix, suffix)
+        if found is not None:
             return lib, found, np.dtype(integer)
     return None
 
@@ -73,7 +75,7 @@ def _load():
             lib, addresses, integer = bound
             for name, address in addresses.items():
                 llvm.add_symbol("numgrad_" + name, address)
-            return {"path": path, "lib": lib, "int": integer}
+            return {"path": path, "lib": lib, "witness": np.zeros(1, integer)}
     return None
 
 
@@ -92,7 +94,9 @@ def library_path():
 def int_witness() -> np.ndarray:
     """A one-element array of the library's integer type: kernels take it so that they compile
     (and cache) once per integer width and allocate their integer arguments like it."""
-    return np.zeros(1, _state["lib"]["int"])
+    if not available():
+        raise RuntimeError("no BLAS/LAPACK library was found")
+    return _state["lib"]["witness"]
 
 
 # Fortran passes every argument by reference, so each is an address here. Character arguments are
@@ -143,14 +147,19 @@ def _ints(ik, values):
 
 
 @njit(cache=True, nogil=True)
-def gemm(trans_a, trans_b, m, n, k, a, lda, b, ldb, c, ldc, ik):
-    """c = op(a) @ op(b) in column-major terms (c is m x n); ``trans_*`` is N or T."""
-    ch = np.array([trans_a, trans_b], np.uint8)
-    iv = _ints(ik, (m, n, k, lda, ldb, ldc))
-    sc = np.array([1.0, 0.0], c.dtype)
+def gemm_plan(trans_a, trans_b, m, n, k, lda, ldb, ldc, c, ik):
+    """The scalar arguments of :func:`gemm` (``trans_*`` is N or T; ``c`` gives the dtype), built
+    once for a batch of products of one shape."""
+    return (np.array([trans_a, trans_b], np.uint8), _ints(ik, (m, n, k, lda, ldb, ldc)),
+            np.array([1.0, 0.0], c.dtype))
+
+
+@njit(cache=True, nogil=True)
+def gemm(plan, a, b, c):
+    """c = op(a) @ op(b) in column-major terms, shapes and flags from :func:`gemm_plan`."""
+    ch, iv, sc = plan
     _gemm(c, _p(ch), _p(ch, 1), _p(iv), _p(iv, 1), _p(iv, 2), _p(sc), a.ctypes.data, _p(iv, 3), b.ctypes.data,
           _p(iv, 4), _p(sc, 1), c.ctypes.data, _p(iv, 5), 1, 1)
-    return ch[0] + iv[0] + sc[0]  # keeps the argument buffers alive across the call
 
 
 @njit(cache=True, nogil=True)

@@ -60,7 +60,9 @@ def _det(a, out, ik):
         if not _finite(a[i]):
             out[i] = np.nan
             continue
-        w[:, :] = a[i].T
+        # det(A) = det(A^T): LAPACK factors A^T here, as PyTorch does for a row-major A, which
+        # gives the same rounding (det([[1, 2], [3, 4]]) is exactly -2 in float32).
+        w[:, :] = a[i]
         if blas.getrf(n, w, piv) > 0:
             out[i] = 0
             continue
@@ -81,7 +83,7 @@ def _slogdet(a, sign, logabs, ik):
             sign[i] = np.nan
             logabs[i] = np.nan
             continue
-        w[:, :] = a[i].T
+        w[:, :] = a[i]  # A^T, as in _det
         if blas.getrf(n, w, piv) > 0:
             sign[i] = 0
             logabs[i] = -np.inf

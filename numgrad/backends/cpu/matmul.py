@@ -29,8 +29,9 @@ def _bmm_blas(a, b, ia, ib, out, ta, tb, ik):
     k = a.shape[1] if ta else a.shape[2]
     op_a, ld_a = (blas.T, m) if ta else (blas.N, k)
     op_b, ld_b = (blas.T, k) if tb else (blas.N, n)
+    plan = blas.gemm_plan(op_b, op_a, n, m, k, ld_b, ld_a, n, out, ik)
     for i in range(out.shape[0]):
-        blas.gemm(op_b, op_a, n, m, k, b[ib[i]], ld_b, a[ia[i]], ld_a, out[i], n, ik)
+        blas.gemm(plan, b[ib[i]], a[ia[i]], out[i])
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -41,14 +42,16 @@ def _mm_loop(x, y, o):
     n = y.shape[1]
     o[:, :] = 0
     for j0 in range(0, n, _JB):
-        j1 = min(j0 + _JB, n)
+        w = min(_JB, n - j0)
         for k0 in range(0, kk, _KB):
-            k1 = min(k0 + _KB, kk)
             for i in range(m):
-                for k in range(k0, k1):
+                # 1-D row slices let Numba vectorize the innermost loop; 2-D indexing does not.
+                orow = o[i, j0:j0 + w]
+                for k in range(k0, min(k0 + _KB, kk)):
                     xik = x[i, k]
-                    for j in range(j0, j1):
-                        o[i, j] += xik * y[k, j]
+                    yrow = y[k, j0:j0 + w]
+                    for j in range(w):
+                        orow[j] += xik * yrow[j]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

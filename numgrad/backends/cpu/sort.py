@@ -1,124 +1,353 @@
-"""Sort kernels for the CPU: stable argsort of rows, binary search and run-length grouping.
+"""Sort kernels for the CPU: stable sort of rows (values and indices), binary search and
+run-length grouping.
 
-Values are first mapped to unsigned keys whose integer order is PyTorch's sort order (-0.0 equal
-to 0.0, NaN after +inf; all bits flipped for descending), so one stable unsigned sort serves
-every dtype and direction: an LSD radix sort for long rows, a merge sort for short ones.
+Values become unsigned keys whose integer order is PyTorch's sort order (-0.0 equal to 0.0, NaN
+after +inf; all bits flipped for descending). Each key, less the row's smallest, is packed above
+its index into one 64-bit word, so an LSD radix sort of the words moves key and index together
+and is stable by construction; keys too wide to share a word with the index travel beside it.
 """
 from __future__ import annotations
 
 import numpy as np
+import numba
 from numba import njit, prange
 
-_RADIX_MIN = 256
+from .parallel import use_parallel
+
+_K = dict(cache=True, error_model="numpy", nogil=True)
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+_INF_BITS = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_MAX_PASSES = 8
+_PARALLEL_THRESHOLD = 1 << 18
 
 
-@njit(cache=True, nogil=True)
-def float_keys(x, bits, out, top, descending):
-    """Order-preserving unsigned keys of float rows ``x``, whose bit patterns are ``bits``."""
-    rows, n = x.shape
-    for r in range(rows):
-        for j in range(n):
-            v = x[r, j]
-            b = bits[r, j]
-            if v != v:
-                k = ~(b ^ b)
-            elif v == 0:
-                k = top
-            elif b & top:
-                k = ~b
-            else:
-                k = b | top
-            out[r, j] = ~k if descending else k
-
-
-@njit(cache=True, nogil=True)
-def int_keys(bits, out, top, descending):
-    """Order-preserving unsigned keys of integer rows given as unsigned ``bits``: the sign bit
-    flipped for signed types (``top`` is 0 for unsigned ones)."""
-    rows, n = bits.shape
-    for r in range(rows):
-        for j in range(n):
-            k = bits[r, j] ^ top
-            out[r, j] = ~k if descending else k
-
-
-@njit(cache=True, nogil=True)
-def _radix_argsort(keys, perm, shifts, mask):
-    """Stable LSD radix argsort of one row of unsigned keys, one digit per entry of ``shifts``;
-    digits that are equal across the row are skipped. All histograms come from one pass."""
-    n = keys.shape[0]
-    npass = shifts.shape[0]
-    nb = np.int64(mask) + 1
-    hist = np.zeros((npass, nb), dtype=np.int64)
-    for i in range(n):
-        k = keys[i]
-        for p in range(npass):
-            hist[p, np.int64((k >> shifts[p]) & mask)] += 1
-    src_k = keys.copy()
-    dst_k = np.empty_like(keys)
-    src_i = np.arange(n)
-    dst_i = np.empty(n, dtype=np.int64)
-    pos = np.empty(nb, dtype=np.int64)
-    for p in range(npass):
-        h = hist[p]
-        if h[np.int64((keys[0] >> shifts[p]) & mask)] == n:
-            continue
-        acc = 0
-        for b in range(nb):
-            pos[b] = acc
-            acc += h[b]
-        shift = shifts[p]
-        for i in range(n):
-            k = src_k[i]
-            b = np.int64((k >> shift) & mask)
-            q = pos[b]
-            pos[b] = q + 1
-            # Unsigned positions: no negative-index wraparound in the hot loop.
-            dst_k[np.uint64(q)] = k
-            dst_i[np.uint64(q)] = src_i[i]
-        src_k, dst_k = dst_k, src_k
-        src_i, dst_i = dst_i, src_i
-    perm[:] = src_i
-
-
-@njit(cache=True, nogil=True)
-def _argsort_row(keys, perm, shifts, mask):
-    if keys.shape[0] >= _RADIX_MIN:
-        _radix_argsort(keys, perm, shifts, mask)
+@njit(inline="always")
+def _key(b, top, inf, wmask, sh, is_float, descending):
+    """The sort key of the bits ``b`` of one value. Branch-free: the sign of random data would
+    defeat the branch predictor."""
+    b = np.uint64(b)
+    if is_float:
+        k = b ^ (top | ((np.uint64(0) - (b >> sh)) & wmask))
+        k ^= wmask * np.uint64(b == top)
+        k |= wmask * np.uint64((b & (wmask ^ top)) > inf)
     else:
-        perm[:] = np.argsort(keys, kind="mergesort")
+        k = b ^ top
+    return k ^ (wmask * np.uint64(descending))
 
 
-@njit(cache=True, nogil=True)
-def argsort_rows(keys, perm, shifts, mask):
-    """Stable ascending argsort of each row of ``keys`` into ``perm``."""
-    for r in range(keys.shape[0]):
-        _argsort_row(keys[r], perm[r], shifts, mask)
+@njit(inline="always")
+def _unkey(k, top, wmask, sh, is_float, descending):
+    """The bits of the value whose key is ``k`` (-0.0 and NaN payloads aside, see _restore)."""
+    k ^= wmask * np.uint64(descending)
+    if not is_float:
+        return k ^ top
+    return k ^ (top | (((k >> sh) - np.uint64(1)) & wmask))
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def argsort_rows_par(keys, perm, shifts, mask):
-    for r in prange(keys.shape[0]):
-        _argsort_row(keys[r], perm[r], shifts, mask)
+@njit(inline="always")
+def _bitlen(v):
+    r = 0
+    while v:
+        v >>= np.uint64(1)
+        r += 1
+    return r
 
 
-@njit(cache=True, nogil=True)
-def take_rows(x, perm, out, k):
-    """out[r, j] = x[r, perm[r, j]] for the first ``k`` columns."""
-    for r in range(x.shape[0]):
-        for j in range(k):
-            out[r, j] = x[r, np.uint64(perm[r, j])]
+@njit(**_K)
+def _key_range(bits, top, inf, wmask, sh, is_float, descending):
+    kmin = wmask
+    kmax = np.uint64(0)
+    for j in range(bits.shape[0]):
+        k = _key(bits[j], top, inf, wmask, sh, is_float, descending)
+        kmin = min(kmin, k)
+        kmax = max(kmax, k)
+    return kmin, kmax
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def take_rows_par(x, perm, out, k):
-    for r in prange(x.shape[0]):
-        for j in range(k):
-            out[r, j] = x[r, np.uint64(perm[r, j])]
+@njit(**_K)
+def _pack(bits, words, base, ibu, top, inf, wmask, sh, is_float, descending):
+    """words[j] = (key_j - base) << ibu | j; returns the smallest and largest key."""
+    kmin = wmask
+    kmax = np.uint64(0)
+    for j in range(bits.shape[0]):
+        k = _key(bits[j], top, inf, wmask, sh, is_float, descending)
+        kmin = min(kmin, k)
+        kmax = max(kmax, k)
+        words[j] = ((k - base) << ibu) | np.uint64(j)
+    return kmin, kmax
 
 
-@njit(cache=True, nogil=True)
+@njit(**_K)
+def _fill_keys(bits, keys, idx, base, top, inf, wmask, sh, is_float, descending):
+    for j in range(bits.shape[0]):
+        keys[j] = _key(bits[j], top, inf, wmask, sh, is_float, descending) - base
+        idx[j] = j
+
+
+@njit(**_K)
+def _rebase(words, delta):
+    for i in range(words.shape[0]):
+        words[i] -= delta
+
+
+@njit(inline="always")
+def _count(h, k, P, s, m):
+    """Count the first P digits of key ``k`` (``P`` is a literal at every call site, so the
+    tests below fold away)."""
+    h[0, np.int64(k & m)] += 1
+    if P > 1:
+        h[1, np.int64((k >> s) & m)] += 1
+    if P > 2:
+        h[2, np.int64((k >> (s * np.uint64(2))) & m)] += 1
+        h[3, np.int64((k >> (s * np.uint64(3))) & m)] += 1
+    if P > 4:
+        h[4, np.int64((k >> (s * np.uint64(4))) & m)] += 1
+        h[5, np.int64((k >> (s * np.uint64(5))) & m)] += 1
+        h[6, np.int64((k >> (s * np.uint64(6))) & m)] += 1
+        h[7, np.int64((k >> (s * np.uint64(7))) & m)] += 1
+
+
+@njit(**_K)
+def _count_pairs(words, h0, h1, ibu, P, s, m):
+    for i in range(0, words.shape[0] - 1, 2):
+        _count(h0, words[i] >> ibu, P, s, m)
+        _count(h1, words[i + 1] >> ibu, P, s, m)
+
+
+@njit(**_K)
+def _histograms(words, hist, ibu, npass, d, m):
+    """hist[0, p, v] = how many words have digit p (``d`` bits, above bit ``ibu``) equal to v,
+    for all passes in one read. Even and odd words count into separate tables: skewed data
+    (the exponent digit of floats) would otherwise chain each increment on the previous one."""
+    nb = np.int64(m) + 1
+    hist[:, :, :nb] = 0
+    s = np.uint64(d)
+    h0, h1 = hist[0], hist[1]
+    # Unrolled for 1, 2, 4 or 8 digits: a loop over the passes per word runs several times slower.
+    if npass == 1:
+        _count_pairs(words, h0, h1, ibu, 1, s, m)
+    elif npass == 2:
+        _count_pairs(words, h0, h1, ibu, 2, s, m)
+    elif npass <= 4:
+        _count_pairs(words, h0, h1, ibu, 4, s, m)
+    else:
+        _count_pairs(words, h0, h1, ibu, 8, s, m)
+    n = words.shape[0]
+    if n % 2:
+        k = words[n - 1] >> ibu
+        for p in range(npass):
+            h0[p, np.int64((k >> (s * np.uint64(p))) & m)] += 1
+    for p in range(npass):
+        for v in range(nb):
+            h0[p, v] += h1[p, v]
+
+
+@njit(**_K)
+def _starts(counts, nb):
+    """Turn digit counts into each digit's first output position, in place."""
+    acc = 0
+    for v in range(nb):
+        c = counts[v]
+        counts[v] = acc
+        acc += c
+
+
+@njit(**_K)
+def _scatter(src, dst, pos, shift, m):
+    for i in range(src.shape[0]):
+        w = src[i]
+        v = np.int64((w >> shift) & m)
+        q = pos[v]
+        pos[v] = q + 1
+        # An unsigned position: no negative-index wraparound check in the hot loop.
+        dst[np.uint64(q)] = w
+
+
+@njit(**_K)
+def _scatter_pairs(keys, idx, keys_to, idx_to, pos, shift, m):
+    for i in range(keys.shape[0]):
+        k = keys[i]
+        v = np.int64((k >> shift) & m)
+        q = np.uint64(pos[v])
+        pos[v] += 1
+        keys_to[q] = k
+        idx_to[q] = idx[i]
+
+
+@njit(**_K)
+def _digits(R):
+    """Passes and digit width for R-bit keys: one pass up to 11 bits (2048 buckets), else
+    8-bit digits, whose 256 write streams stay in L1."""
+    npass = 0 if R == 0 else 1 if R <= 11 else (R + 7) // 8
+    d = (R + npass - 1) // npass if npass else 1
+    return npass, d
+
+
+@njit(**_K)
+def _radix(a, b, hist, R, ibu):
+    """Stable LSD radix sort of the words in ``a`` by their R key bits above bit ``ibu``; digits
+    equal across the row are skipped. Returns the buffer holding the result."""
+    npass, d = _digits(R)
+    if npass == 0:
+        return a
+    nb = 1 << d
+    m = np.uint64(nb - 1)
+    _histograms(a, hist, ibu, npass, d, m)
+    n = a.shape[0]
+    first = a[0] >> ibu
+    src, dst = a, b
+    for t in range(npass):
+        pos = hist[0, t]
+        shift = np.uint64(t * d)
+        if pos[np.int64((first >> shift) & m)] == n:
+            continue
+        _starts(pos, nb)
+        _scatter(src, dst, pos, ibu + shift, m)
+        src, dst = dst, src
+    return src
+
+
+@njit(**_K)
+def _unpack(words, out_bits, out_idx, ibu, base, top, wmask, sh, is_float, descending):
+    imask = (np.uint64(1) << ibu) - np.uint64(1)
+    for i in range(words.shape[0]):
+        w = words[i]
+        out_idx[i] = np.int64(w & imask)
+        out_bits[i] = _unkey((w >> ibu) + base, top, wmask, sh, is_float, descending)
+
+
+@njit(**_K)
+def _has_lossy(bits, top, inf, wmask):
+    c = 0
+    for j in range(bits.shape[0]):
+        b = np.uint64(bits[j])
+        c += np.int64(b == top) + np.int64((b & (wmask ^ top)) > inf)
+    return c > 0
+
+
+@njit(**_K)
+def _restore(bits, out_bits, out_idx, top, inf, wmask):
+    """Copy back the values the key loses: the sign of -0.0 and NaN payloads."""
+    for q in range(bits.shape[0]):
+        a = np.uint64(out_bits[q]) & (wmask ^ top)
+        if a == 0 or a > inf:
+            out_bits[q] = bits[out_idx[q]]
+
+
+@njit(**_K)
+def _sort_row_pairs(bits, out_bits, out_idx, ka, kb, ia, ib, hist, top, inf, wmask, sh,
+                    is_float, descending):
+    """Keys as wide as 64 bits with the index beside them: the same LSD passes on two arrays."""
+    kmin, kmax = _key_range(bits, top, inf, wmask, sh, is_float, descending)
+    _fill_keys(bits, ka, ia, kmin, top, inf, wmask, sh, is_float, descending)
+    npass, d = _digits(_bitlen(kmax - kmin))
+    nb = 1 << d
+    m = np.uint64(nb - 1)
+    z = np.uint64(0)
+    _histograms(ka, hist, z, npass, d, m)
+    n = bits.shape[0]
+    for t in range(npass):
+        pos = hist[0, t]
+        shift = np.uint64(t * d)
+        if pos[np.int64((ka[0] >> shift) & m)] == n:
+            continue
+        _starts(pos, nb)
+        _scatter_pairs(ka, ia, kb, ib, pos, shift, m)
+        ka, kb = kb, ka
+        ia, ib = ib, ia
+    for i in range(n):
+        out_idx[i] = np.int64(ia[i])
+        out_bits[i] = _unkey(ka[i] + kmin, top, wmask, sh, is_float, descending)
+
+
+@njit(**_K)
+def _sort_row(bits, out_bits, out_idx, a, b, ia, ib, hist, top, inf, is_float, descending):
+    n = bits.shape[0]
+    W = bits.itemsize * 8
+    sh = np.uint64(W - 1)
+    wmask = _ALL >> np.uint64(64 - W)
+    ibu = np.uint64(_bitlen(np.uint64(n - 1)))
+    if W + ibu > 64:
+        kmin, kmax = _key_range(bits, top, inf, wmask, sh, is_float, descending)
+        R = _bitlen(kmax - kmin)
+        if R + ibu > 64:
+            _sort_row_pairs(bits, out_bits, out_idx, a, b, ia, ib, hist, top, inf, wmask, sh,
+                            is_float, descending)
+            return
+        base = kmin
+        _pack(bits, a, base, ibu, top, inf, wmask, sh, is_float, descending)
+    else:
+        base = np.uint64(0)
+        kmin, kmax = _pack(bits, a, base, ibu, top, inf, wmask, sh, is_float, descending)
+        R = _bitlen(kmax)
+        # Subtracting the smallest key is a pass of its own: worth it when it saves a digit.
+        if _digits(_bitlen(kmax - kmin))[0] < _digits(R)[0]:
+            _rebase(a, kmin << ibu)
+            base = kmin
+            R = _bitlen(kmax - kmin)
+    res = _radix(a, b, hist, R, ibu)
+    _unpack(res, out_bits, out_idx, ibu, base, top, wmask, sh, is_float, descending)
+    if is_float and _has_lossy(bits, top, inf, wmask):
+        _restore(bits, out_bits, out_idx, top, inf, wmask)
+
+
+@njit(**_K)
+def sort_rows(bits, out_bits, out_idx, a, b, ia, ib, top, inf, is_float, descending):
+    """Stable sort of each row of ``bits`` (values as unsigned integers) into ``out_bits``, with
+    the original positions in ``out_idx``. ``a``/``b`` (uint64) and ``ia``/``ib`` (wide keys
+    only) are scratch rows."""
+    hist = np.empty((2, _MAX_PASSES, 2048), dtype=np.int64)
+    for r in range(bits.shape[0]):
+        _sort_row(bits[r], out_bits[r], out_idx[r], a, b, ia, ib, hist, top, inf, is_float, descending)
+
+
+@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+def sort_rows_par(bits, out_bits, out_idx, wide, top, inf, is_float, descending):
+    rows, n = bits.shape
+    # A few chunks per thread even out rows of uneven cost; each chunk reuses its scratch.
+    chunks = min(rows, 4 * numba.get_num_threads())
+    per = (rows + chunks - 1) // chunks
+    for c in prange(chunks):
+        a = np.empty(n, dtype=np.uint64)
+        b = np.empty(n, dtype=np.uint64)
+        ia = np.empty(n if wide else 0, dtype=np.uint64)
+        ib = np.empty(n if wide else 0, dtype=np.uint64)
+        hist = np.empty((2, _MAX_PASSES, 2048), dtype=np.int64)
+        for r in range(c * per, min(rows, (c + 1) * per)):
+            _sort_row(bits[r], out_bits[r], out_idx[r], a, b, ia, ib, hist, top, inf, is_float,
+                      descending)
+
+
+def sort(rows: np.ndarray, descending: bool) -> tuple:
+    """Stably sorted values and their int64 positions for each row of a 2-D C-contiguous array,
+    in PyTorch's order."""
+    dt = rows.dtype
+    udt = _UNSIGNED[dt.itemsize]
+    values = np.empty(rows.shape, dtype=dt)
+    perm = np.empty(rows.shape, dtype=np.int64)
+    if rows.size == 0:
+        return values, perm
+    w = 8 * dt.itemsize
+    is_float = dt.kind == "f"
+    top = np.uint64(1 << (w - 1)) if dt.kind in "fi" else np.uint64(0)
+    inf = np.uint64(_INF_BITS.get(dt.itemsize, 0) if is_float else 0)
+    bits, out = rows.view(udt), values.view(udt)
+    n = rows.shape[1]
+    wide = 8 * dt.itemsize + (n - 1).bit_length() > 64  # key and index overflow one word
+    if rows.shape[0] > 1 and use_parallel(rows.size, _PARALLEL_THRESHOLD):
+        sort_rows_par(bits, out, perm, wide, top, inf, is_float, bool(descending))
+        return values, perm
+    # Scratch allocated by NumPy, which asks the kernel for huge pages: the radix passes'
+    # scattered writes would otherwise miss the TLB.
+    a, b = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)
+    ia = np.empty(n if wide else 0, dtype=np.uint64)
+    ib = np.empty(n if wide else 0, dtype=np.uint64)
+    sort_rows(bits, out, perm, a, b, ia, ib, top, inf, is_float, bool(descending))
+    return values, perm
+
+
+@njit(**_K)
 def searchsorted(seq, values, right, out):
     """For each row: out[r, j] = the insertion point of values[r, j] in sorted seq[r] (seq has
     one row for all, or one per values row)."""
@@ -141,7 +370,7 @@ def searchsorted(seq, values, right, out):
             out[r, j] = lo
 
 
-@njit(cache=True, nogil=True)
+@njit(**_K)
 def group_runs(sorted_keys, group):
     """group[i] = the run number of sorted_keys[i]; returns the number of runs."""
     n = sorted_keys.shape[0]
@@ -153,7 +382,7 @@ def group_runs(sorted_keys, group):
     return g + 1 if n else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(**_K)
 def unique_scatter(perm, group, values, n_groups, uniq, inverse, counts):
     """Scatter the sort's run numbers back: the first value, the inverse map and the size of
     each run."""
@@ -165,46 +394,3 @@ def unique_scatter(perm, group, values, n_groups, uniq, inverse, counts):
             uniq[g] = values[perm[i]]
         counts[g] += 1
         inverse[perm[i]] = g
-
-
-def keys_of(rows: np.ndarray, descending: bool) -> np.ndarray:
-    """Unsigned sort keys (as wide as the values) of a 2-D C-contiguous array."""
-    dt = rows.dtype
-    if dt == np.float16:
-        rows = rows.astype(np.float32)
-        dt = rows.dtype
-    udt = _UNSIGNED[dt.itemsize]
-    out = np.empty(rows.shape, dtype=udt)
-    bits = rows.view(udt)
-    if dt.kind == "f":
-        float_keys(rows, bits, out, udt(1) << udt(8 * dt.itemsize - 1), descending)
-    else:
-        top = udt(1) << udt(8 * dt.itemsize - 1) if dt.kind == "i" else udt(0)
-        int_keys(bits, out, top, descending)
-    return out
-
-
-def argsort(rows: np.ndarray, descending: bool) -> np.ndarray:
-    """Stable argsort (int64) of each row of a 2-D C-contiguous array, in PyTorch's order."""
-    keys = keys_of(rows, descending)
-    perm = np.empty(rows.shape, dtype=np.int64)
-    if rows.size == 0:
-        return perm
-    udt = keys.dtype.type
-    # Wider digits mean fewer passes but bigger histograms: worth it only for long rows.
-    digit = 11 if rows.shape[1] >= (1 << 16) and keys.itemsize > 2 else 8
-    shifts = np.arange(0, 8 * keys.itemsize, digit).astype(keys.dtype)
-    fn = argsort_rows_par if rows.shape[0] > 1 and rows.size >= (1 << 21) else argsort_rows
-    fn(keys, perm, shifts, udt((1 << digit) - 1))
-    return perm
-
-
-def take(rows: np.ndarray, perm: np.ndarray, k: int) -> np.ndarray:
-    out = np.empty((rows.shape[0], k), dtype=rows.dtype)
-    if out.size == 0:
-        return out
-    src, dst = rows, out
-    if rows.dtype == np.float16:
-        src, dst = rows.view(np.uint16), out.view(np.uint16)
-    (take_rows_par if rows.size >= (1 << 21) else take_rows)(src, perm, dst, k)
-    return out

@@ -1,0 +1,1 @@
+"""asv benchmark suites for numgrad, each beside NumPy and PyTorch."""
