@@ -45,6 +45,72 @@ def test_sort_matches_numpy_stable(dtype, n):
     assert_close(d.indices.numpy(), np.argsort(key, axis=1, kind="stable"))
 
 
+RADIX_CASES = {
+    "one_pass": lambda rng, n: rng.integers(-500, 500, n),             # 10-bit range: one pass
+    "rebased": lambda rng, n: rng.integers(-70000, 70000, n).astype(np.int32),  # range < key width
+    "uint8": lambda rng, n: rng.integers(0, 256, n).astype(np.uint8),
+    "bool": lambda rng, n: rng.integers(0, 2, n).astype(bool),
+    "int16": lambda rng, n: rng.integers(-2**15, 2**15, n).astype(np.int16),
+    "float16": lambda rng, n: np.where(rng.random(n) < 0.1, np.nan, rng.standard_normal(n)).astype(np.float16),
+    "float32": lambda rng, n: (rng.standard_normal(n) * 1e3).astype(np.float32),
+    "int64_wide": lambda rng, n: rng.integers(-2**63, 2**63 - 1, n),     # key and index in two arrays
+    "float64": lambda rng, n: np.where(rng.random(n) < 0.1, -0.0, rng.standard_normal(n)),
+    "uint64_like": lambda rng, n: rng.integers(0, 2**62, n) * 2,        # low digit constant: skipped
+}
+
+
+@pytest.mark.parametrize("case", list(RADIX_CASES))
+def test_radix_paths_match_numpy(case):
+    rng = np.random.default_rng(1)
+    for shape in [(4001,), (3, 257)]:
+        a = RADIX_CASES[case](rng, shape)
+        for descending in (False, True):
+            r = numgrad.sort(_t(a), descending=descending, stable=True)
+            if a.dtype.kind == "f":
+                # NaN sorts last ascending, first descending (these cases hold no infinities).
+                key = np.where(np.isnan(a), -np.inf, -a.astype(np.float64)) if descending else a
+            else:
+                key = ~a if descending else a  # the complement reverses integer order exactly
+            order = np.argsort(key, axis=-1, kind="stable")
+            assert r.indices.numpy().tolist() == order.tolist()
+            assert r.values.numpy().tobytes() == np.take_along_axis(a, order, -1).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_sort_keeps_signed_zeros_and_nan_payloads(dtype):
+    udt = {"float16": np.uint16, "float32": np.uint32, "float64": np.uint64}[dtype]
+    a = np.array([0.0, -0.0, 1.5, np.nan, -0.0, -2.0, 0.0] * 300, dtype=dtype)
+    bits = a.view(udt).copy()
+    bits[3] |= udt(1)  # a NaN with a payload
+    a = bits.view(dtype)
+    r = numgrad.sort(_t(a), stable=True)
+    idx = r.indices.numpy()
+    # Values are the input's own bits: -0.0 keeps its sign, NaN its payload.
+    assert r.values.numpy().view(udt).tolist() == bits[idx].tolist()
+    assert np.isnan(r.values.numpy()[-300:]).all()
+    zeros = idx[(a[idx] == 0)]
+    assert zeros.tolist() == sorted(zeros.tolist())  # -0.0 and 0.0 tie, in input order
+
+
+def test_sort_rows_parallel_kernel(monkeypatch):
+    from numgrad.backends.cpu import sort as S
+    monkeypatch.setattr(S, "use_parallel", lambda n, threshold: True)
+    a = RNG.standard_normal((9, 300)).astype(np.float32)
+    r = numgrad.sort(_t(a), dim=1, descending=True)
+    order = np.argsort(-a, axis=1, kind="stable")
+    assert_close(r.indices.numpy(), order)
+    assert_close(r.values.numpy(), np.take_along_axis(a, order, 1))
+
+
+@given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=60), st.booleans())
+def test_hypothesis_int64_sort(values, descending):
+    a = np.array(values, dtype=np.int64)
+    r = numgrad.sort(_t(a), descending=descending, stable=True)
+    order = np.argsort(~a if descending else a, kind="stable")
+    assert r.indices.tolist() == order.tolist()
+    assert r.values.tolist() == a[order].tolist()
+
+
 def test_sort_nan_and_signed_zero_follow_pytorch():
     a = np.array([1.0, np.nan, 3.0, -0.0, 0.0, -np.inf, np.nan])
     r = numgrad.sort(_t(a), stable=True)

@@ -123,24 +123,28 @@ class AdvancedIndex:
 
 
 class Sort:
-    """sort of 1e6 float32 values: one vector, and 1000 rows of 1000. NumPy's ``values``
-    variant is np.sort; its ``values+indices`` variant (what sort returns) argsort + take."""
+    """Stable sort (values and indices) of 1e6 elements along the last dim: float32 and int64
+    (values within +-1e9) vectors, and 1000 float32 rows of 1000. The target compares with
+    NumPy's values-only ``np.sort``; ``numpy-argsort`` (argsort + take) returns what sort does."""
 
-    params = (LIBRARIES, ["1-d", "rows"], ["values", "values+indices"])
-    param_names = ["library", "shape", "numpy_variant"]
+    params = (LIBRARIES + ["numpy-argsort"], ["float32", "int64", "float32-rows"])
+    param_names = ["library", "case"]
 
-    def setup(self, library, shape, variant):
-        x, _ = _data()
-        if shape == "1-d":
-            x = x.reshape(-1)
-        if library != "numpy" and variant == "values":
-            raise NotImplementedError("sort always returns values and indices")
-        (self.x,) = _convert(library, x)
-        self.fn = {"numgrad": lambda: numgrad.sort(self.x, -1),
-                   "torch": lambda: torch.sort(self.x, -1),
-                   "numpy": (lambda: np.sort(self.x, -1)) if variant == "values" else
-                   (lambda: np.take_along_axis(self.x, np.argsort(self.x, -1), -1))}[library]
+    def setup(self, library, case):
+        rng = np.random.default_rng(0)
+        if case == "int64":
+            x = rng.integers(-10**9, 10**9, N * N)
+        else:
+            x = rng.standard_normal(N * N).astype(np.float32)
+            if case == "float32-rows":
+                x = x.reshape(N, N)
+        (self.x,) = _convert(library if library != "numpy-argsort" else "numpy", x)
+        self.fn = {"numgrad": lambda: numgrad.sort(self.x, -1, stable=True),
+                   "torch": lambda: torch.sort(self.x, -1, stable=True),
+                   "numpy": lambda: np.sort(self.x, -1),
+                   "numpy-argsort": lambda: np.take_along_axis(
+                       self.x, np.argsort(self.x, -1, kind="stable"), -1)}[library]
         self.fn()
 
-    def time_sort(self, library, shape, variant):
+    def time_sort(self, library, case):
         self.fn()

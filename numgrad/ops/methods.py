@@ -75,7 +75,7 @@ def inplace_apply(self, fn, args, kwargs):
 def _check_inplace_broadcast(self, args):
     from .. import shapes
     others = [a.shape for a in args if isinstance(a, Tensor)]
-    if others:
+    if others and any(o != self._shape for o in others):
         shape = shapes.broadcast_shapes(self.shape, *others)
         if tuple(shape) != tuple(self.shape):
             raise RuntimeError(

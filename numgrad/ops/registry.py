@@ -212,10 +212,11 @@ def _resolve(op: Op, inputs: tuple, tensors: list, out=None):
     return ct, res_dtype, device, shape
 
 
-# Plans of fresh-result calls, keyed by the op, the default dtype, and per input its dtype, shape
-# and strides (or the type of a Python scalar): whatever the key fixes is validated and resolved
-# once, when the plan is made.
+# Plans of calls, keyed by the op, the default dtype, and per input its dtype, shape and strides
+# (or the type of a Python scalar), then for ``out=`` calls the same of ``out``: whatever the key
+# fixes is validated and resolved once, when the plan is made.
 _plans: dict = {}
+_into_plans: dict = {}
 _PLANS_MAX = 8192
 _SCALARS = (bool, int, float)
 
@@ -225,8 +226,8 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
 
     ``out`` is an existing tensor to write into (``out=`` or the self of an in-place op).
     """
-    if out is None and not _profiler.enabled and not _tape._dual_levels[0]:
-        # The common call: CPU tensors and Python scalars into a fresh result.
+    if not _profiler.enabled and not _tape._dual_levels[0]:
+        # The common call: CPU tensors and Python scalars, no forward-mode tangents.
         key = [op, dtypes._default_dtype]
         grad = False
         for x in inputs:
@@ -240,15 +241,27 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
             else:
                 break
         else:
-            key = tuple(key)
-            plan = _plans.get(key)
-            if plan is None:
-                plan = _new_plan(key, op, inputs)
-            if plan:
-                result = plan(inputs)
-                if grad and op.differentiable and _grad_state.enabled:
-                    _tape.record(op, inputs, result)
-                return result
+            grad = grad and op.differentiable and _grad_state.enabled
+            if out is None:
+                key = tuple(key)
+                plan = _plans.get(key)
+                if plan is None:
+                    plan = _new_plan(key, op, inputs)
+                if plan:
+                    result = plan(inputs)
+                    if grad:
+                        _tape.record(op, inputs, result)
+                    return result
+            elif not grad and isinstance(out, Tensor) and out._storage.device is CPU:
+                key += (out.dtype, out._shape, out._strides, inplace)
+                key = tuple(key)
+                plan = _into_plans.get(key)
+                if plan is None:
+                    plan = _new_into_plan(key, op, inputs, out)
+                if plan:
+                    plan(out, inputs)
+                    out._bump_version()
+                    return out
     if _profiler.enabled:
         return _profiler.timed("aten::" + op.name, _run_elementwise, op, inputs, out, inplace)
     return _run_elementwise(op, inputs, out, inplace)
@@ -264,6 +277,19 @@ def _new_plan(key, op: Op, inputs: tuple):
     if len(_plans) >= _PLANS_MAX:
         _plans.clear()
     _plans[key] = plan = plan or False
+    return plan
+
+
+def _new_into_plan(key, op: Op, inputs: tuple, out):
+    # Calls that resize ``out`` or must raise take the general path, every time.
+    tensors = [x for x in inputs if x.__class__ not in _SCALARS]
+    ct, res_dtype, device, shape = _resolve(op, inputs, tensors, out)
+    plan = None
+    if tensors and shape == out._shape and can_cast(res_dtype, out.dtype):
+        plan = _backend(device).elementwise_into_plan(op, ct, out, inputs)
+    if len(_into_plans) >= _PLANS_MAX:
+        _into_plans.clear()
+    _into_plans[key] = plan = plan or False
     return plan
 
 

@@ -52,15 +52,16 @@ _E32_SHIFT_BITS = np.int32(_f32(12582912.0).view(np.int32))
 _E32_LN2_HI = _f32(0.693145751953125)
 _E32_LN2_LO = _f32(1.428606765330187e-06)
 # exp(r) = 1 + r + r**2 * q(r)
-_E32_Q0, _E32_Q1, _E32_Q2, _E32_Q3, _E32_Q4 = (
-    _f32(0.5), _f32(0.16666577756404877), _f32(0.04166685417294502), _f32(0.008363140746951103),
-    _f32(0.001390128512866795))
+_E32_Q0, _E32_Q1, _E32_Q2, _E32_Q3, _E32_Q4, _E32_Q5 = (
+    _f32(0.5), _f32(0.1666666716337204), _f32(0.04166646674275398), _f32(0.008333360776305199),
+    _f32(0.0013933597365394235), _f32(0.00019857799634337425))
 _ONE32 = _f32(1.0)
 
 
 @register_jitable
 def _exp_f32_parts(x):
-    """exp(x) as (hi + lo) * s1 * s2: hi + lo carries about 30 bits, s1 and s2 are powers of 2."""
+    """exp(x) as ``(h + l) * s1 * s2``: h is exp(r) rounded, l its rounding error (about 30 bits
+    in all), s1 and s2 powers of 2."""
     x = _E32_HI if x > _E32_HI else x
     x = _E32_LO if x < _E32_LO else x
     t = x * _E32_LOG2E + _E32_SHIFT
@@ -69,28 +70,23 @@ def _exp_f32_parts(x):
     r_hi = x - kf * _E32_LN2_HI
     r_lo = kf * _E32_LN2_LO
     r = r_hi - r_lo
-    q = _E32_Q0 + r * (_E32_Q1 + r * (_E32_Q2 + r * (_E32_Q3 + r * _E32_Q4)))
-    # 1 + r_hi as an exact sum of two floats (Fast2Sum), so that exp rounds only once.
+    q = _E32_Q0 + r * (_E32_Q1 + r * (_E32_Q2 + r * (_E32_Q3 + r * (_E32_Q4 + r * _E32_Q5))))
+    # Fast2Sum twice: 1 + r_hi exactly as hi + lo, then h + l = hi + (lo + ...), so that the
+    # rounding of 1 + r + r**2 q happens once, and l keeps what it dropped.
     hi = _ONE32 + r_hi
     lo = ((_ONE32 - hi) + r_hi) + (r * r * q - r_lo)
+    h = hi + lo
+    l = (hi - h) + lo
     k1 = k >> 1
     s1 = np.int32((k1 + 127) << 23).view(np.float32)
     s2 = np.int32((k - k1 + 127) << 23).view(np.float32)
-    return hi, lo, s1, s2
+    return h, l, s1, s2
 
 
 @register_jitable
 def _exp_f32(x):
-    hi, lo, s1, s2 = _exp_f32_parts(x)
-    return (hi + lo) * s1 * s2
-
-
-@register_jitable
-def _exp_f32_wide(x):
-    """exp(x) of a float32 as a float64 with about 30 correct bits, for formulas that would
-    otherwise lose float32 accuracy to the rounding of their own steps."""
-    hi, lo, s1, s2 = _exp_f32_parts(x)
-    return (np.float64(hi) + np.float64(lo)) * np.float64(s1) * np.float64(s2)
+    h, l, s1, s2 = _exp_f32_parts(x)
+    return h * s1 * s2
 
 
 _E64_HI, _E64_LO = 710.0, -746.0
@@ -134,22 +130,32 @@ def exp(x):
 
 
 # ---------------------------------------------------------------------------------- tanh
-# float32, on |x| (the sign is copied back, so -0.0 stays -0.0): below _T32 an odd polynomial,
-# tanh(a) = a + a**3 * P(a**2); above, 1 - 2 / (exp(2a) + 1), whose cancellation costs little once
-# tanh(a) > 1/2. (Dividing in float64 would halve the vector width for half an ulp.)
+# float32, on a = |x| (the sign is copied back, so -0.0 stays -0.0). Below _T32 an odd polynomial,
+# tanh(a) = a + a**3 * P(a**2). Above, 1 - u with u = 2 / (exp(2a) + 1), where exp(2a) + 1 is
+# carried as hi + lo and u corrected to first order in lo: rounded float32 steps would cost up to
+# 2 ulp. 2a is clamped where tanh is 1 in float32, so exp(2a) stays finite.
 _T32 = _f32(0.625)
-_T32_P0, _T32_P1, _T32_P2, _T32_P3, _T32_P4 = (
-    _f32(-0.333333283662796), _f32(0.13332770764827728), _f32(-0.05385095253586769),
-    _f32(0.02099735662341118), _f32(-0.006096941418945789))
+_T32_CLAMP = _f32(9.5)
+_T32_P0, _T32_P1, _T32_P2, _T32_P3, _T32_P4, _T32_P5 = (
+    _f32(-0.3333333432674408), _f32(0.13333304226398468), _f32(-0.05395926535129547),
+    _f32(0.021768948063254356), _f32(-0.008344029076397419), _f32(0.0022928302641958))
 _TWO32 = _f32(2.0)
+_HALF32 = _f32(0.5)
 
 
 @register_jitable
 def _tanh_f32(x):
     a = abs(x)
     s = a * a
-    small = a + a * s * (_T32_P0 + s * (_T32_P1 + s * (_T32_P2 + s * (_T32_P3 + s * _T32_P4))))
-    big = _ONE32 - _TWO32 / (_exp_f32(a + a) + _ONE32)
+    p = _T32_P0 + s * (_T32_P1 + s * (_T32_P2 + s * (_T32_P3 + s * (_T32_P4 + s * _T32_P5))))
+    small = a + a * s * p
+    c = _T32_CLAMP if a > _T32_CLAMP else a
+    h, l, s1, s2 = _exp_f32_parts(c + c)
+    e_hi = h * s1 * s2
+    d_hi = e_hi + _ONE32
+    d_lo = ((e_hi - d_hi) + _ONE32) + l * s1 * s2
+    u = _TWO32 / d_hi
+    big = _ONE32 - (u - u * u * d_lo * _HALF32)
     return math.copysign(small if a < _T32 else big, x)
 
 
@@ -163,8 +169,9 @@ def tanh(x):
 
 
 # ---------------------------------------------------------------------------------- sigmoid
-# exp(-|x|) never overflows; e / (1 + e) for negative x keeps tiny results accurate. float32
-# divides in float64: e / (1 + e) rounded three times in float32 can miss by 2.4 ulp.
+# With e = exp(-|x|), which never overflows: 1 / (1 + e) for x >= 0 and e / (1 + e) below, which
+# keeps tiny results accurate. float32 carries e and 1 + e as hi + lo pairs and corrects the one
+# rounded division to first order: three rounded float32 steps would miss by up to 2.4 ulp.
 def _sigmoid_generic(x):
     e = math.exp(-abs(x))
     return (1.0 if x >= 0 else e) / (1.0 + e)
@@ -172,8 +179,20 @@ def _sigmoid_generic(x):
 
 @register_jitable
 def _sigmoid_f32(x):
-    e = _exp_f32_wide(-abs(x))
-    return np.float32((1.0 if x >= 0 else e) / (1.0 + e))
+    h, l, s1, s2 = _exp_f32_parts(-abs(x))
+    e_hi = h * s1 * s2
+    d_hi = _ONE32 + e_hi
+    d_lo = ((_ONE32 - d_hi) + e_hi) + l * s1 * s2
+    pos = x >= 0
+    q = (_ONE32 if pos else e_hi) / d_hi
+    # Relative corrections: -d_lo / d_hi, and for x < 0 also + l / h (= e_lo / e_hi). The
+    # reciprocals need only a few bits: 1 / d_hi is q or 1 - q, and 1 / h ~ (1 + g)(1 + g**2)
+    # with g = 1 - h. (Selecting the two corrections, not their factors, keeps the loop
+    # vectorizable: LLVM gives up on the latter.)
+    g = _ONE32 - h
+    corr_neg = l * ((_ONE32 + g) * (_ONE32 + g * g)) - d_lo * (_ONE32 - q)
+    corr_pos = -d_lo * q
+    return q + q * (corr_pos if pos else corr_neg)
 
 
 @register_jitable

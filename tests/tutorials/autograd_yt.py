@@ -13,7 +13,7 @@ print(c)
 d = c + 1
 print(d)
 out = d.sum()
-print(out)
+print(out.detach().round(decimals=4), out.grad_fn)  # print(out): see sum_order.py
 
 print('d:')
 print(d.grad_fn)

@@ -99,12 +99,13 @@ def int_witness() -> np.ndarray:
     return _state["lib"]["witness"]
 
 
-# Fortran passes every argument by reference, so each is an address here. Character arguments are
-# followed by their lengths (gfortran's hidden arguments; harmless to a callee that ignores them).
-def _extern(name, nargs):
-    """A function of (array, *addresses) calling the single- or double-precision routine ``name``
-    by the array's dtype, chosen when the caller compiles."""
-    sig = types.void(*([types.uintp] * nargs))
+# Fortran passes every argument by reference: callers pass ``array.ctypes`` (which keeps the array
+# alive through the call), scalars as one-element arrays. Character arguments are followed by their
+# lengths (gfortran's hidden arguments; harmless to a callee that does not read them).
+def _extern(name, nargs, nchars=0):
+    """A function of (array, *pointers, *lengths) calling the single- or double-precision routine
+    ``name`` by the array's dtype, chosen when the caller compiles."""
+    sig = types.void(*([types.voidptr] * nargs + [types.uintp] * nchars))
     single = types.ExternalFunction(f"numgrad_s{name}", sig)
     double = types.ExternalFunction(f"numgrad_d{name}", sig)
 
@@ -119,27 +120,22 @@ def _extern(name, nargs):
     return call
 
 
-_gemm = _extern("gemm", 15)
+_gemm = _extern("gemm", 13, 2)
 _getrf = _extern("getrf", 6)
-_getrs = _extern("getrs", 10)
-_potrf = _extern("potrf", 6)
+_getrs = _extern("getrs", 9, 1)
+_potrf = _extern("potrf", 5, 1)
 _geqrf = _extern("geqrf", 8)
 _orgqr = _extern("orgqr", 9)
-_gesdd = _extern("gesdd", 15)
-_syevd = _extern("syevd", 13)
+_gesdd = _extern("gesdd", 14, 1)
+_syevd = _extern("syevd", 11, 2)
 
 N, T = ord("N"), ord("T")
 
 
 @njit(cache=True, nogil=True)
-def _p(a, i=0):
-    """Address of element ``i`` of the flat contiguous array ``a``."""
-    return a.ctypes.data + np.uintp(i * a.itemsize)
-
-
-@njit(cache=True, nogil=True)
 def _ints(ik, values):
-    """The integers ``values`` (a tuple) as an array of the library's integer type."""
+    """The integers ``values`` (a tuple) as an array of the library's integer type; ``v[i:].ctypes``
+    then points at the i-th."""
     out = np.empty(len(values), ik.dtype)
     for i in range(len(values)):
         out[i] = values[i]
@@ -158,27 +154,28 @@ def gemm_plan(trans_a, trans_b, m, n, k, lda, ldb, ldc, c, ik):
 def gemm(plan, a, b, c):
     """c = op(a) @ op(b) in column-major terms, shapes and flags from :func:`gemm_plan`."""
     ch, iv, sc = plan
-    _gemm(c, _p(ch), _p(ch, 1), _p(iv), _p(iv, 1), _p(iv, 2), _p(sc), a.ctypes.data, _p(iv, 3), b.ctypes.data,
-          _p(iv, 4), _p(sc, 1), c.ctypes.data, _p(iv, 5), 1, 1)
+    _gemm(c, ch.ctypes, ch[1:].ctypes, iv.ctypes, iv[1:].ctypes, iv[2:].ctypes, sc.ctypes,
+          a.ctypes, iv[3:].ctypes, b.ctypes, iv[4:].ctypes, sc[1:].ctypes, c.ctypes, iv[5:].ctypes, 1, 1)
 
 
 @njit(cache=True, nogil=True)
 def getrf(n, a, piv):
     """LU factorization with partial pivoting of the column-major n x n ``a``, in place; returns
     LAPACK's info (> 0: the 1-based index of the first exactly zero pivot)."""
-    iv = _ints(piv, (n, n, max(n, 1), 0))
-    _getrf(a, _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 2), piv.ctypes.data, _p(iv, 3))
-    return iv[3]
+    iv = _ints(piv, (n, max(n, 1), 0))
+    _getrf(a, iv.ctypes, iv.ctypes, a.ctypes, iv[1:].ctypes, piv.ctypes, iv[2:].ctypes)
+    return iv[2]
 
 
 @njit(cache=True, nogil=True)
 def getrs(n, nrhs, a, piv, b):
-    """Solves A X = B with ``a``, ``piv`` from :func:`getrf`; ``b`` (column-major n x nrhs) becomes X."""
+    """Solves A X = B with ``a``, ``piv`` from :func:`getrf`; ``b`` (column-major n x nrhs)
+    becomes X."""
     ch = np.array([N], np.uint8)
-    iv = _ints(piv, (n, nrhs, max(n, 1), max(n, 1), 0))
-    _getrs(a, _p(ch), _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 2), piv.ctypes.data, b.ctypes.data, _p(iv, 3),
-           _p(iv, 4), 1)
-    return iv[4] + ch[0]
+    iv = _ints(piv, (n, nrhs, max(n, 1), 0))
+    _getrs(a, ch.ctypes, iv.ctypes, iv[1:].ctypes, a.ctypes, iv[2:].ctypes, piv.ctypes, b.ctypes,
+           iv[2:].ctypes, iv[3:].ctypes, 1)
+    return iv[3]
 
 
 @njit(cache=True, nogil=True)
@@ -187,34 +184,35 @@ def potrf_upper(n, a, ik):
     returns info (> 0: the order of the leading minor that is not positive-definite)."""
     ch = np.array([ord("U")], np.uint8)
     iv = _ints(ik, (n, max(n, 1), 0))
-    _potrf(a, _p(ch), _p(iv), a.ctypes.data, _p(iv, 1), _p(iv, 2), 1)
-    return iv[2] + 0 * ch[0]
+    _potrf(a, ch.ctypes, iv.ctypes, a.ctypes, iv[1:].ctypes, iv[2:].ctypes, 1)
+    return iv[2]
 
 
 @njit(cache=True, nogil=True)
 def qr(m, n, a, ik):
-    """Householder QR of the column-major m x n ``a`` in place: R in its upper triangle, then
-    Q's first min(m, n) columns over its first columns; returns R's copy (min(m, n) x n, column-major)."""
+    """Householder QR of the column-major m x n ``a``, in place: Q's first k = min(m, n) columns
+    end up over its first columns; returns R (k x n) column-major, i.e. as an (n, k) array."""
     k = min(m, n)
     tau = np.empty(max(k, 1), a.dtype)
     work = np.empty(1, a.dtype)
-    iv = _ints(ik, (m, n, k, max(m, 1), -1, 0))
-    _geqrf(a, _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 3), tau.ctypes.data, work.ctypes.data, _p(iv, 4), _p(iv, 5))
-    work = np.empty(max(int(work[0]), 1), a.dtype)
-    iv[4] = work.size
-    _geqrf(a, _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 3), tau.ctypes.data, work.ctypes.data, _p(iv, 4), _p(iv, 5))
-    r = np.zeros((n, k), a.dtype)  # column-major k x n
+    iv = _ints(ik, (m, n, k, max(m, 1), -1, 0))  # m, n, k, lda, lwork, info
+    for _ in range(2):  # a workspace query, then the factorization
+        _geqrf(a, iv.ctypes, iv[1:].ctypes, a.ctypes, iv[3:].ctypes, tau.ctypes, work.ctypes,
+               iv[4:].ctypes, iv[5:].ctypes)
+        if iv[4] == -1:
+            work = np.empty(max(int(work[0]), 1), a.dtype)
+            iv[4] = work.size
+    r = np.zeros((n, k), a.dtype)
     for j in range(n):
         for i in range(min(j + 1, k)):
             r[j, i] = a[j, i]
     iv[4] = -1
-    _orgqr(a, _p(iv), _p(iv, 2), _p(iv, 2), a.ctypes.data, _p(iv, 3), tau.ctypes.data, work.ctypes.data,
-           _p(iv, 4), _p(iv, 5))
-    if work[0] > work.size:
-        work = np.empty(int(work[0]), a.dtype)
-    iv[4] = work.size
-    _orgqr(a, _p(iv), _p(iv, 2), _p(iv, 2), a.ctypes.data, _p(iv, 3), tau.ctypes.data, work.ctypes.data,
-           _p(iv, 4), _p(iv, 5))
+    for _ in range(2):
+        _orgqr(a, iv.ctypes, iv[2:].ctypes, iv[2:].ctypes, a.ctypes, iv[3:].ctypes, tau.ctypes,
+               work.ctypes, iv[4:].ctypes, iv[5:].ctypes)
+        if iv[4] == -1:
+            work = np.empty(max(int(work[0]), 1), a.dtype)
+            iv[4] = work.size
     return r
 
 
@@ -225,16 +223,17 @@ def gesdd(full, m, n, a, s, u, vt, ik):
     k = min(m, n)
     ch = np.array([ord("A") if full else ord("S")], np.uint8)
     rv = n if full else k
-    iv = _ints(ik, (m, n, max(m, 1), max(m, 1), max(rv, 1), -1, 0))
+    iv = _ints(ik, (m, n, max(m, 1), max(rv, 1), -1, 0))  # m, n, lda = ldu, ldvt, lwork, info
     iwork = np.empty(max(8 * k, 1), ik.dtype)
     work = np.empty(1, a.dtype)
-    for _ in range(2):  # a workspace query, then the factorization
-        _gesdd(a, _p(ch), _p(iv), _p(iv, 1), a.ctypes.data, _p(iv, 2), s.ctypes.data, u.ctypes.data, _p(iv, 3),
-               vt.ctypes.data, _p(iv, 4), work.ctypes.data, _p(iv, 5), iwork.ctypes.data, _p(iv, 6), 1)
-        if iv[5] == -1:
+    for _ in range(2):
+        _gesdd(a, ch.ctypes, iv.ctypes, iv[1:].ctypes, a.ctypes, iv[2:].ctypes, s.ctypes, u.ctypes,
+               iv[2:].ctypes, vt.ctypes, iv[3:].ctypes, work.ctypes, iv[4:].ctypes, iwork.ctypes,
+               iv[5:].ctypes, 1)
+        if iv[4] == -1:
             work = np.empty(max(int(work[0]), 1), a.dtype)
-            iv[5] = work.size
-    return iv[6] + 0 * ch[0]
+            iv[4] = work.size
+    return iv[5]
 
 
 @njit(cache=True, nogil=True)
@@ -242,14 +241,14 @@ def syevd(vectors, n, a, w, ik):
     """Eigenvalues (ascending, into ``w``) and, if ``vectors``, eigenvectors (over ``a``'s columns)
     of the symmetric column-major ``a`` read from its lower triangle; returns info."""
     ch = np.array([ord("V") if vectors else ord("N"), ord("L")], np.uint8)
-    iv = _ints(ik, (n, max(n, 1), -1, -1, 0))
+    iv = _ints(ik, (n, max(n, 1), -1, -1, 0))  # n, lda, lwork, liwork, info
     work = np.empty(1, a.dtype)
     iwork = np.empty(1, ik.dtype)
     for _ in range(2):
-        _syevd(a, _p(ch), _p(ch, 1), _p(iv), a.ctypes.data, _p(iv, 1), w.ctypes.data, work.ctypes.data,
-               _p(iv, 2), iwork.ctypes.data, _p(iv, 3), _p(iv, 4), 1, 1)
+        _syevd(a, ch.ctypes, ch[1:].ctypes, iv.ctypes, a.ctypes, iv[1:].ctypes, w.ctypes, work.ctypes,
+               iv[2:].ctypes, iwork.ctypes, iv[3:].ctypes, iv[4:].ctypes, 1, 1)
         if iv[2] == -1:
             work = np.empty(max(int(work[0]), 1), a.dtype)
             iwork = np.empty(max(int(iwork[0]), 1), ik.dtype)
             iv[2], iv[3] = work.size, iwork.size
-    return iv[4] + 0 * ch[0]
+    return iv[4]

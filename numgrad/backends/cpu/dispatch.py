@@ -41,30 +41,62 @@ def elementwise(op, compute, result, inputs, shape):
     _ew.run(op, compute_np, out_buf, result._offset, result._strides, shape, operands)
 
 
+def _operand_strides(inputs, shape):
+    """Each input's broadcast strides (None for a Python scalar); None if any is float16."""
+    strides = []
+    for x in inputs:
+        if hasattr(x, "_storage"):
+            if x._storage.data.dtype == _F16:
+                return None
+            strides.append(shapes.broadcast_strides(x._shape, x._strides, shape))
+        else:
+            strides.append(None)
+    return strides
+
+
 def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
     """``run(inputs) -> Tensor``: ``op`` on operands laid out as ``inputs`` are, into a fresh
     tensor of ``shape``/``strides``; None where float16 storage needs the general path."""
     from ...tensor import Tensor
     from ...storage import Storage
     res_np = result_dtype.numpy
-    if res_np == _F16 or compute.numpy == _F16:
+    operand_strides = _operand_strides(inputs, shape)
+    if res_np == _F16 or compute.numpy == _F16 or operand_strides is None:
         return None
-    operand_strides = []
-    for x in inputs:
-        if hasattr(x, "_storage"):
-            if x._storage.data.dtype == _F16:
-                return None
-            operand_strides.append(shapes.broadcast_strides(x._shape, x._strides, shape))
-        else:
-            operand_strides.append(None)
     launch = _ew.launcher(op, compute.numpy, shape, strides, operand_strides)
     n = shapes.prod(shape)
     make, empty, cpu = Tensor._make, np.empty, CPU
 
     def run(inputs):
         buf = empty(n, res_np)
-        launch(buf, inputs)
+        launch(buf, 0, inputs)
         return make(Storage(buf, cpu), shape, strides, 0, result_dtype)
+    return run
+
+
+def elementwise_into_plan(op, compute, out, inputs):
+    """``run(out, inputs)``: ``op`` written into ``out`` (of the broadcast shape), for calls laid
+    out as ``out`` and ``inputs`` are; None where float16 storage needs the general path."""
+    shape = out._shape
+    operand_strides = _operand_strides(inputs, shape)
+    if out._storage.data.dtype == _F16 or compute.numpy == _F16 or operand_strides is None:
+        return None
+    launch = _ew.launcher(op, compute.numpy, shape, out._strides, operand_strides)
+    aliased = None
+    if operand_strides[0] is not None:
+        aliased = _ew.launcher(op, compute.numpy, shape, out._strides, operand_strides, inplace=True)
+    if aliased is None:
+        def run(out, inputs):
+            launch(out._storage.data, out._offset, inputs)
+        return run
+
+    def run(out, inputs):
+        data = out._storage.data
+        x = inputs[0]
+        if x._storage.data is data and x._offset == out._offset:
+            aliased(data, out._offset, inputs)
+        else:
+            launch(data, out._offset, inputs)
     return run
 
 

@@ -86,12 +86,38 @@ def nd_par(shape, strides, offsets, out, {arrays}, chunks):
 """
 
 
-def _branch(kinds) -> str:
-    """One fast branch: ``kinds[k]`` is 'u' (unit stride) or 's' (scalar) for operand k."""
-    cond = " and ".join(["os == 1"] + [f"s{k} == {1 if m == 'u' else 0}" for k, m in enumerate(kinds)])
+# ``flat_inplace`` is ``flat`` with operand 0 read from ``out`` itself, for ``x.add_(y)``: LLVM
+# guards its vector loop with a run-time overlap check that two equal arrays fail, falling back
+# to scalar code, while one array read and written at the same index vectorizes.
+_FLAT_INPLACE = """
+
+@njit(**_K)
+def flat_inplace(n, out, oo, os{rest_args}):
+{branches}
+    else:
+        for i in range(n):
+            j = uint64(oo + i * os)
+            out[j] = _f(_c(out[j]){strided_rest})
+
+
+@njit(parallel=True, **_K)
+def flat_inplace_par(n, out, oo, os{rest_args}, chunks):
+    size = (n + chunks - 1) // chunks
+    for c in prange(chunks):
+        lo = min(n, c * size)
+        flat_inplace(min(n, lo + size) - lo, out, oo + lo * os, os{chunk_rest})
+"""
+
+
+def _branch(kinds, inplace: bool = False) -> str:
+    """One fast branch: ``kinds[k]`` is 'u' (unit stride) or 's' (scalar) for operand k, or for
+    operand k + 1 when ``inplace`` (operand 0 is then ``out`` itself)."""
+    first = 1 if inplace else 0
+    cond = " and ".join(["os == 1"] + [f"s{k} == {1 if m == 'u' else 0}"
+                                       for k, m in enumerate(kinds, first)])
     lines = ["o = out[oo:oo + n]"]
-    reads = []
-    for k, m in enumerate(kinds):
+    reads = ["_c(o[i])"] if inplace else []
+    for k, m in enumerate(kinds, first):
         if m == "u":
             lines.append(f"x{k} = a{k}[o{k}:o{k} + n]")
             reads.append(f"_c(x{k}[i])")
@@ -106,6 +132,8 @@ def _source(name: str, compute: str, arity: int) -> str:
     ks = range(arity)
     combos = list(itertools.product("us", repeat=arity))
     branches = "\n    el".join(_branch(c) for c in combos)
+    rest = range(1, arity)
+    inplace_branches = "\n    el".join(_branch(c, True) for c in itertools.product("us", repeat=arity - 1))
     return _HEADER.format(name=name, compute=compute) + _FLAT.format(
         args=", ".join(f"a{k}, o{k}, s{k}" for k in ks),
         branches="    " + branches,
@@ -114,7 +142,11 @@ def _source(name: str, compute: str, arity: int) -> str:
         arrays=", ".join(f"a{k}" for k in ks),
         init_ptrs="\n".join(f"        p{k} = offsets[{k + 1}]" for k in ks),
         advance_ptrs="\n".join(f"            p{k} += idx * strides[{k + 1}, d]" for k in ks),
-        row_args=", ".join(f"a{k}, p{k}, strides[{k + 1}, ndim - 1]" for k in ks))
+        row_args=", ".join(f"a{k}, p{k}, strides[{k + 1}, ndim - 1]" for k in ks)) + _FLAT_INPLACE.format(
+        rest_args="".join(f", a{k}, o{k}, s{k}" for k in rest),
+        branches="    " + inplace_branches,
+        strided_rest="".join(f", _c(a{k}[uint64(o{k} + i * s{k})])" for k in rest),
+        chunk_rest="".join(f", a{k}, o{k} + lo * s{k}, s{k}" for k in rest))
 
 
 _kernels: dict = {}
@@ -168,7 +200,13 @@ def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
         args = []
         for (buf, off, _), st in zip(operands, flat_strides):
             args += (buf, off, st)
-        if par:
+        if operands[0][0] is out_buf and operands[0][1] == out_offset and flat_strides[0] == strides:
+            del args[:3]
+            if par:
+                mod.flat_inplace_par(n, out_buf, out_offset, strides, *args, CHUNKS)
+            else:
+                mod.flat_inplace(n, out_buf, out_offset, strides, *args)
+        elif par:
             mod.flat_par(n, out_buf, out_offset, strides, *args, CHUNKS)
         else:
             mod.flat(n, out_buf, out_offset, strides, *args)
@@ -201,16 +239,18 @@ def scalar_buffer(x, compute_np):
     return buf
 
 
-def _nothing(out, inputs):
+def _nothing(out, oo, inputs):
     pass
 
 
-def launcher(op, compute_np, shape, out_strides, operand_strides):
-    """``launch(out_buf, inputs)``: ``op`` over one call geometry, into a fresh ``out_buf``.
+def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool = False):
+    """``launch(out_buf, out_offset, inputs)``: ``op`` over one call geometry.
 
     ``operand_strides[k]`` holds input k's broadcast strides, or None where input k is a Python
     scalar. Everything that follows from the geometry is settled here, once, so that a call
-    only gathers buffers and offsets; the common small cases get a launcher of their own.
+    only gathers buffers and offsets; the common small cases get a launcher of their own. With
+    ``inplace``, input 0 is the output itself (same memory, same strides), or the result is None
+    where the geometry does not allow it.
     """
     n = 1
     for s in shape:
@@ -223,67 +263,89 @@ def launcher(op, compute_np, shape, out_strides, operand_strides):
     shape_a, loop_strides, flat = _plan(shape, (out_strides,) + tuple(zeros if st is None else st
                                                                         for st in operand_strides))
     kinds = "".join("s" if st is None else "t" for st in operand_strides)
-    if shape_a is None:
+    if inplace:
+        if shape_a is not None or kinds[0] != "t" or flat[0] != loop_strides:
+            return None
+        kern, kern_par = mod.flat_inplace, mod.flat_inplace_par
+        kinds, flat, skip = kinds[1:], flat[1:], 1
+    elif shape_a is None:
         kern, kern_par = mod.flat, mod.flat_par
-        ostride = loop_strides
-        if kinds == "t":
-            s0, = flat
-
-            def launch(out, inputs):
-                x = inputs[0]
-                if use_parallel(n, PARALLEL_THRESHOLD):
-                    return kern_par(n, out, 0, ostride, x._storage.data, x._offset, s0, CHUNKS)
-                kern(n, out, 0, ostride, x._storage.data, x._offset, s0)
-            return launch
-        if kinds == "tt":
-            s0, s1 = flat
-
-            def launch(out, inputs):
-                x, y = inputs
-                if use_parallel(n, PARALLEL_THRESHOLD):
-                    return kern_par(n, out, 0, ostride, x._storage.data, x._offset, s0,
-                                    y._storage.data, y._offset, s1, CHUNKS)
-                kern(n, out, 0, ostride, x._storage.data, x._offset, s0, y._storage.data, y._offset, s1)
-            return launch
-        if kinds == "ts":
-            s0 = flat[0]
-
-            def launch(out, inputs):
-                x, y = inputs
-                if use_parallel(n, PARALLEL_THRESHOLD):
-                    return kern_par(n, out, 0, ostride, x._storage.data, x._offset, s0,
-                                    scalar_buffer(y, compute_np), 0, 0, CHUNKS)
-                kern(n, out, 0, ostride, x._storage.data, x._offset, s0, scalar_buffer(y, compute_np), 0, 0)
-            return launch
-        if kinds == "st":
-            s1 = flat[1]
-
-            def launch(out, inputs):
-                x, y = inputs
-                if use_parallel(n, PARALLEL_THRESHOLD):
-                    return kern_par(n, out, 0, ostride, scalar_buffer(x, compute_np), 0, 0,
-                                    y._storage.data, y._offset, s1, CHUNKS)
-                kern(n, out, 0, ostride, scalar_buffer(x, compute_np), 0, 0, y._storage.data, y._offset, s1)
-            return launch
-
-        def launch(out, inputs):
-            args = [n, out, 0, ostride]
-            for x, k, st in zip(inputs, kinds, flat):
-                if k == "s":
-                    args += (scalar_buffer(x, compute_np), 0, 0)
-                else:
-                    args += (x._storage.data, x._offset, st)
+        skip = 0
+    else:
+        return _nd_launcher(mod, n, shape_a, loop_strides, kinds, compute_np)
+    ostride = loop_strides
+    if kinds == "":
+        def launch(out, oo, inputs):
             if use_parallel(n, PARALLEL_THRESHOLD):
-                return kern_par(*args, CHUNKS)
-            kern(*args)
+                return kern_par(n, out, oo, ostride, CHUNKS)
+            kern(n, out, oo, ostride)
+        return launch
+    if kinds == "t":
+        s0, = flat
+
+        def launch(out, oo, inputs):
+            x = inputs[skip]
+            if use_parallel(n, PARALLEL_THRESHOLD):
+                return kern_par(n, out, oo, ostride, x._storage.data, x._offset, s0, CHUNKS)
+            kern(n, out, oo, ostride, x._storage.data, x._offset, s0)
+        return launch
+    if kinds == "s":
+        def launch(out, oo, inputs):
+            x = scalar_buffer(inputs[skip], compute_np)
+            if use_parallel(n, PARALLEL_THRESHOLD):
+                return kern_par(n, out, oo, ostride, x, 0, 0, CHUNKS)
+            kern(n, out, oo, ostride, x, 0, 0)
+        return launch
+    if kinds == "tt":
+        s0, s1 = flat
+
+        def launch(out, oo, inputs):
+            x, y = inputs
+            if use_parallel(n, PARALLEL_THRESHOLD):
+                return kern_par(n, out, oo, ostride, x._storage.data, x._offset, s0,
+                                y._storage.data, y._offset, s1, CHUNKS)
+            kern(n, out, oo, ostride, x._storage.data, x._offset, s0, y._storage.data, y._offset, s1)
+        return launch
+    if kinds == "ts":
+        s0 = flat[0]
+
+        def launch(out, oo, inputs):
+            x, y = inputs
+            if use_parallel(n, PARALLEL_THRESHOLD):
+                return kern_par(n, out, oo, ostride, x._storage.data, x._offset, s0,
+                                scalar_buffer(y, compute_np), 0, 0, CHUNKS)
+            kern(n, out, oo, ostride, x._storage.data, x._offset, s0, scalar_buffer(y, compute_np), 0, 0)
+        return launch
+    if kinds == "st":
+        s1 = flat[1]
+
+        def launch(out, oo, inputs):
+            x, y = inputs
+            if use_parallel(n, PARALLEL_THRESHOLD):
+                return kern_par(n, out, oo, ostride, scalar_buffer(x, compute_np), 0, 0,
+                                y._storage.data, y._offset, s1, CHUNKS)
+            kern(n, out, oo, ostride, scalar_buffer(x, compute_np), 0, 0, y._storage.data, y._offset, s1)
         return launch
 
-    kern, kern_par = mod.nd, mod.nd_par
-    offsets0 = np.zeros(arity + 1, dtype=np.int64)
+    def launch(out, oo, inputs):
+        args = [n, out, oo, ostride]
+        for x, k, st in zip(inputs[skip:], kinds, flat):
+            if k == "s":
+                args += (scalar_buffer(x, compute_np), 0, 0)
+            else:
+                args += (x._storage.data, x._offset, st)
+        if use_parallel(n, PARALLEL_THRESHOLD):
+            return kern_par(*args, CHUNKS)
+        kern(*args)
+    return launch
 
-    def launch(out, inputs):
+
+def _nd_launcher(mod, n, shape_a, loop_strides, kinds, compute_np):
+    kern, kern_par = mod.nd, mod.nd_par
+
+    def launch(out, oo, inputs):
         bufs = []
-        offs = [0]
+        offs = [oo]
         for x, k in zip(inputs, kinds):
             if k == "s":
                 bufs.append(scalar_buffer(x, compute_np))
@@ -291,7 +353,7 @@ def launcher(op, compute_np, shape, out_strides, operand_strides):
             else:
                 bufs.append(x._storage.data)
                 offs.append(x._offset)
-        offsets = offsets0 if not any(offs) else np.array(offs, dtype=np.int64)
+        offsets = np.array(offs, dtype=np.int64)
         if use_parallel(n, PARALLEL_THRESHOLD):
             return kern_par(shape_a, loop_strides, offsets, out, *bufs, CHUNKS)
         kern(shape_a, loop_strides, offsets, out, *bufs)

@@ -23,10 +23,11 @@ _SOURCE = """\
 import numpy as np
 from numba import njit, prange, uint64
 from numgrad.ops.registry import get_op
-_combine = njit(get_op({name!r}).combine)
 _c = np.{acc}
 _B = 1024
 _FM = {{"reassoc", "nsz", "contract"}} if {reassoc} else False
+# The flags must be on the combine itself: they are per instruction, and its adds get inlined.
+_combine = njit(fastmath=_FM)(get_op({name!r}).combine)
 _K = dict(cache=True, error_model="numpy", nogil=True)
 
 

@@ -20,6 +20,7 @@ _INF_BITS = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MAX_PASSES = 8
 _PARALLEL_THRESHOLD = 1 << 18
+_SPLIT_MIN = 1 << 14
 
 
 @njit(inline="always")
@@ -67,15 +68,20 @@ def _key_range(bits, top, inf, wmask, sh, is_float, descending):
 
 @njit(**_K)
 def _pack(bits, words, base, ibu, top, inf, wmask, sh, is_float, descending):
-    """words[j] = (key_j - base) << ibu | j; returns the smallest and largest key."""
+    """words[j] = (key_j - base) << ibu | j; returns the smallest and largest key and how many
+    values the key cannot give back (-0.0 and NaN, see _restore)."""
     kmin = wmask
     kmax = np.uint64(0)
+    lossy = 0
     for j in range(bits.shape[0]):
-        k = _key(bits[j], top, inf, wmask, sh, is_float, descending)
+        b = np.uint64(bits[j])
+        k = _key(b, top, inf, wmask, sh, is_float, descending)
         kmin = min(kmin, k)
         kmax = max(kmax, k)
         words[j] = ((k - base) << ibu) | np.uint64(j)
-    return kmin, kmax
+        if is_float:
+            lossy += np.int64(b == top) + np.int64((b & (wmask ^ top)) > inf)
+    return kmin, kmax, lossy
 
 
 @njit(**_K)
@@ -92,55 +98,64 @@ def _rebase(words, delta):
 
 
 @njit(inline="always")
-def _count(h, k, P, s, m):
-    """Count the first P digits of key ``k`` (``P`` is a literal at every call site, so the
-    tests below fold away)."""
+def _count(h, k, P):
+    """Count the first P bytes of key ``k`` (``P`` is a literal at every call site, so the
+    tests below fold away and the shifts are constants)."""
+    m = np.uint64(255)
     h[0, np.int64(k & m)] += 1
     if P > 1:
-        h[1, np.int64((k >> s) & m)] += 1
+        h[1, np.int64((k >> np.uint64(8)) & m)] += 1
     if P > 2:
-        h[2, np.int64((k >> (s * np.uint64(2))) & m)] += 1
-        h[3, np.int64((k >> (s * np.uint64(3))) & m)] += 1
+        h[2, np.int64((k >> np.uint64(16)) & m)] += 1
+        h[3, np.int64((k >> np.uint64(24)) & m)] += 1
     if P > 4:
-        h[4, np.int64((k >> (s * np.uint64(4))) & m)] += 1
-        h[5, np.int64((k >> (s * np.uint64(5))) & m)] += 1
-        h[6, np.int64((k >> (s * np.uint64(6))) & m)] += 1
-        h[7, np.int64((k >> (s * np.uint64(7))) & m)] += 1
+        h[4, np.int64((k >> np.uint64(32)) & m)] += 1
+        h[5, np.int64((k >> np.uint64(40)) & m)] += 1
+        h[6, np.int64((k >> np.uint64(48)) & m)] += 1
+        h[7, np.int64((k >> np.uint64(56)) & m)] += 1
 
 
-@njit(**_K)
-def _count_pairs(words, h0, h1, ibu, P, s, m):
+@njit(inline="always")
+def _count_pairs(words, h0, h1, ibu, P):
     for i in range(0, words.shape[0] - 1, 2):
-        _count(h0, words[i] >> ibu, P, s, m)
-        _count(h1, words[i + 1] >> ibu, P, s, m)
+        _count(h0, words[i] >> ibu, P)
+        _count(h1, words[i + 1] >> ibu, P)
 
 
 @njit(**_K)
-def _histograms(words, hist, ibu, npass, d, m):
+def _histograms(words, hist, ibu, npass, d):
     """hist[0, p, v] = how many words have digit p (``d`` bits, above bit ``ibu``) equal to v,
     for all passes in one read. Even and odd words count into separate tables: skewed data
-    (the exponent digit of floats) would otherwise chain each increment on the previous one."""
-    nb = np.int64(m) + 1
-    hist[:, :, :nb] = 0
-    s = np.uint64(d)
+    (the exponent byte of floats) would otherwise chain each increment on the previous one."""
+    nb = 1 << d
+    m = np.uint64(nb - 1)
     h0, h1 = hist[0], hist[1]
-    # Unrolled for 1, 2, 4 or 8 digits: a loop over the passes per word runs several times slower.
-    if npass == 1:
-        _count_pairs(words, h0, h1, ibu, 1, s, m)
-    elif npass == 2:
-        _count_pairs(words, h0, h1, ibu, 2, s, m)
-    elif npass <= 4:
-        _count_pairs(words, h0, h1, ibu, 4, s, m)
-    else:
-        _count_pairs(words, h0, h1, ibu, 8, s, m)
+    rows = 1 if npass == 1 else 2 if npass == 2 else 4 if npass <= 4 else 8
+    h0[:rows, :nb] = 0
+    if words.shape[0] >= _SPLIT_MIN:
+        h1[:rows, :nb] = 0
     n = words.shape[0]
+    if n < _SPLIT_MIN:
+        h1 = h0  # short rows: clearing and merging a second table would cost more than it saves
+    # Unrolled by hand: a loop over the passes per word runs several times slower.
+    if npass == 1:
+        for i in range(0, n - 1, 2):
+            h0[0, np.int64((words[i] >> ibu) & m)] += 1
+            h1[0, np.int64((words[i + 1] >> ibu) & m)] += 1
+    elif npass == 2:
+        _count_pairs(words, h0, h1, ibu, 2)
+    elif npass <= 4:
+        _count_pairs(words, h0, h1, ibu, 4)
+    else:
+        _count_pairs(words, h0, h1, ibu, 8)
     if n % 2:
         k = words[n - 1] >> ibu
         for p in range(npass):
-            h0[p, np.int64((k >> (s * np.uint64(p))) & m)] += 1
-    for p in range(npass):
-        for v in range(nb):
-            h0[p, v] += h1[p, v]
+            h0[p, np.int64((k >> np.uint64(p * d)) & m)] += 1
+    if n >= _SPLIT_MIN:
+        for p in range(npass):
+            for v in range(nb):
+                h0[p, v] += h1[p, v]
 
 
 @njit(**_K)
@@ -178,10 +193,12 @@ def _scatter_pairs(keys, idx, keys_to, idx_to, pos, shift, m):
 @njit(**_K)
 def _digits(R):
     """Passes and digit width for R-bit keys: one pass up to 11 bits (2048 buckets), else
-    8-bit digits, whose 256 write streams stay in L1."""
-    npass = 0 if R == 0 else 1 if R <= 11 else (R + 7) // 8
-    d = (R + npass - 1) // npass if npass else 1
-    return npass, d
+    bytes, whose 256 write streams stay in L1."""
+    if R == 0:
+        return 0, 1
+    if R <= 11:
+        return 1, R
+    return (R + 7) // 8, 8
 
 
 @njit(**_K)
@@ -193,7 +210,7 @@ def _radix(a, b, hist, R, ibu):
         return a
     nb = 1 << d
     m = np.uint64(nb - 1)
-    _histograms(a, hist, ibu, npass, d, m)
+    _histograms(a, hist, ibu, npass, d)
     n = a.shape[0]
     first = a[0] >> ibu
     src, dst = a, b
@@ -218,15 +235,6 @@ def _unpack(words, out_bits, out_idx, ibu, base, top, wmask, sh, is_float, desce
 
 
 @njit(**_K)
-def _has_lossy(bits, top, inf, wmask):
-    c = 0
-    for j in range(bits.shape[0]):
-        b = np.uint64(bits[j])
-        c += np.int64(b == top) + np.int64((b & (wmask ^ top)) > inf)
-    return c > 0
-
-
-@njit(**_K)
 def _restore(bits, out_bits, out_idx, top, inf, wmask):
     """Copy back the values the key loses: the sign of -0.0 and NaN payloads."""
     for q in range(bits.shape[0]):
@@ -245,7 +253,7 @@ def _sort_row_pairs(bits, out_bits, out_idx, ka, kb, ia, ib, hist, top, inf, wma
     nb = 1 << d
     m = np.uint64(nb - 1)
     z = np.uint64(0)
-    _histograms(ka, hist, z, npass, d, m)
+    _histograms(ka, hist, z, npass, d)
     n = bits.shape[0]
     for t in range(npass):
         pos = hist[0, t]
@@ -268,27 +276,31 @@ def _sort_row(bits, out_bits, out_idx, a, b, ia, ib, hist, top, inf, is_float, d
     sh = np.uint64(W - 1)
     wmask = _ALL >> np.uint64(64 - W)
     ibu = np.uint64(_bitlen(np.uint64(n - 1)))
+    packed = True
+    lossy = 1
     if W + ibu > 64:
         kmin, kmax = _key_range(bits, top, inf, wmask, sh, is_float, descending)
         R = _bitlen(kmax - kmin)
-        if R + ibu > 64:
+        packed = R + ibu <= 64
+        base = kmin
+        if packed:
+            lossy = _pack(bits, a, base, ibu, top, inf, wmask, sh, is_float, descending)[2]
+        else:
             _sort_row_pairs(bits, out_bits, out_idx, a, b, ia, ib, hist, top, inf, wmask, sh,
                             is_float, descending)
-            return
-        base = kmin
-        _pack(bits, a, base, ibu, top, inf, wmask, sh, is_float, descending)
     else:
         base = np.uint64(0)
-        kmin, kmax = _pack(bits, a, base, ibu, top, inf, wmask, sh, is_float, descending)
+        kmin, kmax, lossy = _pack(bits, a, base, ibu, top, inf, wmask, sh, is_float, descending)
         R = _bitlen(kmax)
         # Subtracting the smallest key is a pass of its own: worth it when it saves a digit.
         if _digits(_bitlen(kmax - kmin))[0] < _digits(R)[0]:
             _rebase(a, kmin << ibu)
             base = kmin
             R = _bitlen(kmax - kmin)
-    res = _radix(a, b, hist, R, ibu)
-    _unpack(res, out_bits, out_idx, ibu, base, top, wmask, sh, is_float, descending)
-    if is_float and _has_lossy(bits, top, inf, wmask):
+    if packed:
+        res = _radix(a, b, hist, R, ibu)
+        _unpack(res, out_bits, out_idx, ibu, base, top, wmask, sh, is_float, descending)
+    if is_float and lossy:
         _restore(bits, out_bits, out_idx, top, inf, wmask)
 
 
@@ -303,10 +315,8 @@ def sort_rows(bits, out_bits, out_idx, a, b, ia, ib, top, inf, is_float, descend
 
 
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
-def sort_rows_par(bits, out_bits, out_idx, wide, top, inf, is_float, descending):
+def sort_rows_par(bits, out_bits, out_idx, chunks, wide, top, inf, is_float, descending):
     rows, n = bits.shape
-    # A few chunks per thread even out rows of uneven cost; each chunk reuses its scratch.
-    chunks = min(rows, 4 * numba.get_num_threads())
     per = (rows + chunks - 1) // chunks
     for c in prange(chunks):
         a = np.empty(n, dtype=np.uint64)
@@ -336,7 +346,9 @@ def sort(rows: np.ndarray, descending: bool) -> tuple:
     n = rows.shape[1]
     wide = 8 * dt.itemsize + (n - 1).bit_length() > 64  # key and index overflow one word
     if rows.shape[0] > 1 and use_parallel(rows.size, _PARALLEL_THRESHOLD):
-        sort_rows_par(bits, out, perm, wide, top, inf, is_float, bool(descending))
+        # A few chunks per thread even out rows of uneven cost; each chunk reuses its scratch.
+        chunks = min(rows.shape[0], 4 * numba.get_num_threads())
+        sort_rows_par(bits, out, perm, chunks, wide, top, inf, is_float, bool(descending))
         return values, perm
     # Scratch allocated by NumPy, which asks the kernel for huge pages: the radix passes'
     # scattered writes would otherwise miss the TLB.
