@@ -23,6 +23,7 @@ from .ops.advanced import *  # noqa: F401,F403
 from .ops.gather import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
+from .ops.comparisons import *  # noqa: F401,F403
 from .ops import methods as _methods  # noqa: F401  (binds Tensor methods)
 from .ops.methods import *  # noqa: F401,F403  (torch.sin_ and the other unary in-place functions)
 from .creation import *  # noqa: F401,F403

@@ -51,7 +51,7 @@ RADIX_CASES = {
     "uint8": lambda rng, n: rng.integers(0, 256, n).astype(np.uint8),
     "bool": lambda rng, n: rng.integers(0, 2, n).astype(bool),
     "int16": lambda rng, n: rng.integers(-2**15, 2**15, n).astype(np.int16),
-    "float16": lambda rng, n: np.where(rng.random(n) < 0.1, np.nan, rng.standard_normal(n)).astype(np.float16),
+    "float16": lambda rng, n: np.where(rng.random(n) < 0.1, np.nan, rng.standard_normal(n)).astype("float16"),
     "float32": lambda rng, n: (rng.standard_normal(n) * 1e3).astype(np.float32),
     "int64_wide": lambda rng, n: rng.integers(-2**63, 2**63 - 1, n),     # key and index in two arrays
     "float64": lambda rng, n: np.where(rng.random(n) < 0.1, -0.0, rng.standard_normal(n)),

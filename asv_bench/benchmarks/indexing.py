@@ -139,8 +139,8 @@ class Sort:
             if case == "float32-rows":
                 x = x.reshape(N, N)
         (self.x,) = _convert(library if library != "numpy-argsort" else "numpy", x)
-        self.fn = {"numgrad": lambda: numgrad.sort(self.x, -1, stable=True),
-                   "torch": lambda: torch.sort(self.x, -1, stable=True),
+        self.fn = {"numgrad": lambda: numgrad.sort(self.x, dim=-1, stable=True),
+                   "torch": lambda: torch.sort(self.x, dim=-1, stable=True),
                    "numpy": lambda: np.sort(self.x, -1),
                    "numpy-argsort": lambda: np.take_along_axis(
                        self.x, np.argsort(self.x, -1, kind="stable"), -1)}[library]

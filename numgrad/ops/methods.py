@@ -124,6 +124,9 @@ from . import advanced as _advanced, gather as _gather, movement as _movement, s
 for _mod in (_advanced, _gather, _movement, _sorting):
     for _name in _mod.__all__ + list(_mod.TENSOR_METHODS):
         setattr(Tensor, _name, _method(getattr(_mod, _name)))
+from . import comparisons as _comparisons  # noqa: E402
+for _name in _comparisons.__all__:
+    setattr(Tensor, _name, _method(getattr(_comparisons, _name)))
 from . import matrix_functions as _mf  # noqa: E402
 for _name in _mf.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_mf, _name)))

@@ -1,9 +1,7 @@
 """exp, tanh and sigmoid as branch-free scalar code that LLVM vectorizes in CPU kernels.
 
-A call into libm per element stops the loop vectorizer; these bodies use only arithmetic,
-comparisons (compiled to selects) and float/int bit casts, so a kernel runs 8 float32 or 4 float64
-lanes per instruction. Polynomials are minimax fits on the reduced range (Remez, weighted for
-relative error, coefficients rounded to the working precision); all results are within 2 ulp.
+A libm call per element stops the loop vectorizer; these bodies use only arithmetic, comparisons
+(compiled to selects) and float/int bit casts, so a kernel runs 8 float32 or 4 float64 lanes at once.
 """
 from __future__ import annotations
 
@@ -12,9 +10,6 @@ import math
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
-
-_f32 = np.float32
-_f64 = np.float64
 
 
 def _cpu_specialized(generic, f32, f64):
@@ -41,86 +36,77 @@ def _cpu_specialized(generic, f32, f64):
 
 # ---------------------------------------------------------------------------------- exp
 # exp(x) = 2**k * exp(r), k = round(x / ln 2), |r| <= ln2 / 2. Adding 1.5 * 2**mantissa_bits
-# rounds x / ln 2 to an integer that can be read from the low bits of the sum, so no float-to-int
-# conversion (undefined for NaN) is needed. ln 2 is split in two so that k * hi is exact.
-# 2**k is applied as two factors so that results in the subnormal range round only once.
+# rounds to an integer that can be read from the low bits of the sum: no float-to-int conversion,
+# which is undefined for NaN. ln 2 is split so that k * ln2_hi is exact, and 1 + r + r**2 q(r) is
+# summed with Fast2Sum so that it rounds once (h) and keeps its error (l) for callers that need
+# more than float precision. 2**k is applied as two factors: subnormal results round only once.
+#
+# q is a minimax fit of (exp(r) - 1 - r) / r**2 on [-ln2/2, ln2/2] (Remez, relative error
+# 2.7e-9 for float32 and 2.7e-18 for float64).
 
-_E32_HI, _E32_LO = _f32(89.0), _f32(-104.0)          # beyond: inf and 0 for sure
-_E32_LOG2E = _f32(1.4426950408889634)
-_E32_SHIFT = _f32(12582912.0)
-_E32_SHIFT_BITS = np.int32(_f32(12582912.0).view(np.int32))
-_E32_LN2_HI = _f32(0.693145751953125)
-_E32_LN2_LO = _f32(1.428606765330187e-06)
-# exp(r) = 1 + r + r**2 * q(r)
-_E32_Q0, _E32_Q1, _E32_Q2, _E32_Q3, _E32_Q4, _E32_Q5 = (
-    _f32(0.5), _f32(0.1666666716337204), _f32(0.04166646674275398), _f32(0.008333360776305199),
-    _f32(0.0013933597365394235), _f32(0.00019857799634337425))
-_ONE32 = _f32(1.0)
+def _exp_parts_for(ft, it, mant_bits, lo, hi, ln2_hi, ln2_lo, q):
+    one, half = ft(1.0), ft(0.5)
+    lo, hi = ft(lo), ft(hi)
+    log2e, ln2_hi, ln2_lo = ft(1.0 / math.log(2.0)), ft(ln2_hi), ft(ln2_lo)
+    shift = ft(1.5 * 2.0 ** mant_bits)
+    shift_bits = shift.view(it)
+    bias = it((1 << (8 * ft(0).itemsize - mant_bits - 2)) - 1)
+    mbits = it(mant_bits)
 
+    @register_jitable
+    def parts(x):
+        x = hi if x > hi else x
+        x = lo if x < lo else x
+        t = x * log2e + shift
+        kf = t - shift
+        k = ft(t).view(it) - shift_bits
+        # k // 2 by the same trick: AVX2 has no 64-bit arithmetic shift.
+        k1 = ft(kf * half + shift).view(it) - shift_bits
+        r_hi = x - kf * ln2_hi
+        r_lo = kf * ln2_lo
+        r = r_hi - r_lo
+        s = one + r_hi
+        e = ((one - s) + r_hi) + (r * r * q(r) - r_lo)
+        h = s + e
+        l = (s - h) + e
+        s1 = it((k1 + bias) << mbits).view(ft)
+        s2 = it((k - k1 + bias) << mbits).view(ft)
+        return h, l, s1, s2
 
-@register_jitable
-def _exp_f32_parts(x):
-    """exp(x) as ``(h + l) * s1 * s2``: h is exp(r) rounded, l its rounding error (about 30 bits
-    in all), s1 and s2 powers of 2."""
-    x = _E32_HI if x > _E32_HI else x
-    x = _E32_LO if x < _E32_LO else x
-    t = x * _E32_LOG2E + _E32_SHIFT
-    k = np.float32(t).view(np.int32) - _E32_SHIFT_BITS
-    kf = t - _E32_SHIFT
-    r_hi = x - kf * _E32_LN2_HI
-    r_lo = kf * _E32_LN2_LO
-    r = r_hi - r_lo
-    q = _E32_Q0 + r * (_E32_Q1 + r * (_E32_Q2 + r * (_E32_Q3 + r * (_E32_Q4 + r * _E32_Q5))))
-    # Fast2Sum twice: 1 + r_hi exactly as hi + lo, then h + l = hi + (lo + ...), so that the
-    # rounding of 1 + r + r**2 q happens once, and l keeps what it dropped.
-    hi = _ONE32 + r_hi
-    lo = ((_ONE32 - hi) + r_hi) + (r * r * q - r_lo)
-    h = hi + lo
-    l = (hi - h) + lo
-    k1 = k >> 1
-    s1 = np.int32((k1 + 127) << 23).view(np.float32)
-    s2 = np.int32((k - k1 + 127) << 23).view(np.float32)
-    return h, l, s1, s2
+    return parts
 
 
 @register_jitable
-def _exp_f32(x):
-    h, l, s1, s2 = _exp_f32_parts(x)
-    return h * s1 * s2
-
-
-_E64_HI, _E64_LO = 710.0, -746.0
-_E64_LOG2E = 1.4426950408889634
-_E64_SHIFT = 6755399441055744.0
-_E64_SHIFT_BITS = np.int64(_f64(6755399441055744.0).view(np.int64))
-_E64_LN2_HI = 6.93147180369123816490e-01
-_E64_LN2_LO = 1.90821492927058770002e-10
-(_E64_Q0, _E64_Q1, _E64_Q2, _E64_Q3, _E64_Q4, _E64_Q5, _E64_Q6, _E64_Q7, _E64_Q8, _E64_Q9,
- _E64_Q10) = (0.5, 0.1666666666666667, 0.041666666666666616, 0.008333333333326167,
-              0.0013888888888917957, 0.00019841269874720782, 2.4801587245743317e-05,
-              2.7557255514241685e-06, 2.755734961910229e-07, 2.510517362495958e-08,
-              2.0889373969671216e-09)
+def _q32(r):
+    return np.float32(0.5) + r * (np.float32(0.1666666716337204) + r * (
+        np.float32(0.04166646674275398) + r * (np.float32(0.008333360776305199) + r * (
+            np.float32(0.0013933597365394235) + r * np.float32(0.00019857799634337425)))))
 
 
 @register_jitable
-def _exp_f64(x):
-    x = _E64_HI if x > _E64_HI else x
-    x = _E64_LO if x < _E64_LO else x
-    t = x * _E64_LOG2E + _E64_SHIFT
-    k = np.float64(t).view(np.int64) - _E64_SHIFT_BITS
-    kf = t - _E64_SHIFT
-    r = (x - kf * _E64_LN2_HI) - kf * _E64_LN2_LO
-    q = _E64_Q0 + r * (_E64_Q1 + r * (_E64_Q2 + r * (_E64_Q3 + r * (_E64_Q4 + r * (
-        _E64_Q5 + r * (_E64_Q6 + r * (_E64_Q7 + r * (_E64_Q8 + r * (_E64_Q9 + r * _E64_Q10)))))))))
-    p = 1.0 + (r + r * r * q)
-    # k // 2 through the same rounding trick: AVX2 has no 64-bit arithmetic shift.
-    k1 = np.float64(kf * 0.5 + _E64_SHIFT).view(np.int64) - _E64_SHIFT_BITS
-    s1 = np.int64((k1 + 1023) << 52).view(np.float64)
-    s2 = np.int64((k - k1 + 1023) << 52).view(np.float64)
-    return p * s1 * s2
+def _q64(r):
+    return 0.5 + r * (0.1666666666666667 + r * (0.041666666666666616 + r * (
+        0.008333333333326167 + r * (0.0013888888888917957 + r * (0.00019841269874720782 + r * (
+            2.4801587245743317e-05 + r * (2.7557255514241685e-06 + r * (
+                2.755734961910229e-07 + r * (2.510517362495958e-08 + r * 2.0889373969671216e-09)))))))))
 
 
-_exp = _cpu_specialized(lambda x: math.exp(x), _exp_f32, _exp_f64)
+# Clamps: beyond them exp is inf or 0 in that precision. ln2_lo = ln 2 - ln2_hi to 17 digits.
+_exp_parts32 = _exp_parts_for(np.float32, np.int32, 23, -104.0, 89.0,
+                              0.693145751953125, 1.4286068203094173e-06, _q32)
+_exp_parts64 = _exp_parts_for(np.float64, np.int64, 52, -746.0, 710.0,
+                              0.6931471803691238, 1.9082149292705877e-10, _q64)
+
+
+def _exp_for(parts):
+    @register_jitable
+    def exp_(x):
+        h, l, s1, s2 = parts(x)
+        return h * s1 * s2
+    return exp_
+
+
+_exp = _cpu_specialized(lambda x: math.exp(x), _exp_for(_exp_parts32), _exp_for(_exp_parts64))
 
 
 @register_jitable
@@ -130,36 +116,50 @@ def exp(x):
 
 
 # ---------------------------------------------------------------------------------- tanh
-# float32, on a = |x| (the sign is copied back, so -0.0 stays -0.0). Below _T32 an odd polynomial,
-# tanh(a) = a + a**3 * P(a**2). Above, 1 - u with u = 2 / (exp(2a) + 1), where exp(2a) + 1 is
-# carried as hi + lo and u corrected to first order in lo: rounded float32 steps would cost up to
-# 2 ulp. 2a is clamped where tanh is 1 in float32, so exp(2a) stays finite.
-_T32 = _f32(0.625)
-_T32_CLAMP = _f32(9.5)
-_T32_P0, _T32_P1, _T32_P2, _T32_P3, _T32_P4, _T32_P5 = (
-    _f32(-0.3333333432674408), _f32(0.13333304226398468), _f32(-0.05395926535129547),
-    _f32(0.021768948063254356), _f32(-0.008344029076397419), _f32(0.0022928302641958))
-_TWO32 = _f32(2.0)
-_HALF32 = _f32(0.5)
+# On a = |x|, with the sign copied back (so -0.0 stays -0.0). Below 0.625 an odd polynomial,
+# tanh(a) = a + a**3 * P(a**2), P a minimax fit (relative error 6e-10 for float32, 1.5e-18 for
+# float64). Above, 1 - u with u = 2 / (exp(2a) + 1): exp(2a) + 1 is carried as hi + lo and u
+# corrected to first order in lo, since rounding each step would cost up to 2 ulp. a is clamped
+# where tanh rounds to 1, so exp(2a) stays finite.
+
+@register_jitable
+def _p32(s):
+    return np.float32(-0.3333333432674408) + s * (np.float32(0.13333304226398468) + s * (
+        np.float32(-0.05395926535129547) + s * (np.float32(0.021768948063254356) + s * (
+            np.float32(-0.008344029076397419) + s * np.float32(0.0022928302641958)))))
 
 
 @register_jitable
-def _tanh_f32(x):
-    a = abs(x)
-    s = a * a
-    p = _T32_P0 + s * (_T32_P1 + s * (_T32_P2 + s * (_T32_P3 + s * (_T32_P4 + s * _T32_P5))))
-    small = a + a * s * p
-    c = _T32_CLAMP if a > _T32_CLAMP else a
-    h, l, s1, s2 = _exp_f32_parts(c + c)
-    e_hi = h * s1 * s2
-    d_hi = e_hi + _ONE32
-    d_lo = ((e_hi - d_hi) + _ONE32) + l * s1 * s2
-    u = _TWO32 / d_hi
-    big = _ONE32 - (u - u * u * d_lo * _HALF32)
-    return math.copysign(small if a < _T32 else big, x)
+def _p64(s):
+    return -0.3333333333333333 + s * (0.13333333333333042 + s * (-0.053968253967897235 + s * (
+        0.021869488519017967 + s * (-0.008863235103437868 + s * (0.0035921217534995715 + s * (
+            -0.001455775429451976 + s * (0.0005896607407715234 + s * (-0.0002375909039215715 + s * (
+                9.257164529135498e-05 + s * (-3.1201622059840685e-05 + s * 6.48540536841869e-06))))))))))
 
 
-_tanh = _cpu_specialized(lambda x: math.tanh(x), _tanh_f32, lambda x: math.tanh(x))
+def _tanh_for(ft, parts, p, clamp):
+    one, two, half = ft(1.0), ft(2.0), ft(0.5)
+    threshold, clamp = ft(0.625), ft(clamp)
+
+    @register_jitable
+    def tanh_(x):
+        a = abs(x)
+        s = a * a
+        small = a + a * s * p(s)
+        c = clamp if a > clamp else a
+        h, l, s1, s2 = parts(c + c)
+        e_hi = h * s1 * s2
+        d_hi = e_hi + one
+        d_lo = ((e_hi - d_hi) + one) + l * s1 * s2
+        u = two / d_hi
+        big = one - (u - u * u * d_lo * half)
+        return math.copysign(small if a < threshold else big, x)
+
+    return tanh_
+
+
+_tanh = _cpu_specialized(lambda x: math.tanh(x), _tanh_for(np.float32, _exp_parts32, _p32, 9.5),
+                         _tanh_for(np.float64, _exp_parts64, _p64, 20.0))
 
 
 @register_jitable
@@ -170,38 +170,38 @@ def tanh(x):
 
 # ---------------------------------------------------------------------------------- sigmoid
 # With e = exp(-|x|), which never overflows: 1 / (1 + e) for x >= 0 and e / (1 + e) below, which
-# keeps tiny results accurate. float32 carries e and 1 + e as hi + lo pairs and corrects the one
-# rounded division to first order: three rounded float32 steps would miss by up to 2.4 ulp.
+# keeps tiny results accurate. e and 1 + e are carried as hi + lo pairs and the one rounded
+# division is corrected to first order: three rounded steps would miss by up to 2.4 ulp.
 def _sigmoid_generic(x):
     e = math.exp(-abs(x))
     return (1.0 if x >= 0 else e) / (1.0 + e)
 
 
-@register_jitable
-def _sigmoid_f32(x):
-    h, l, s1, s2 = _exp_f32_parts(-abs(x))
-    e_hi = h * s1 * s2
-    d_hi = _ONE32 + e_hi
-    d_lo = ((_ONE32 - d_hi) + e_hi) + l * s1 * s2
-    pos = x >= 0
-    q = (_ONE32 if pos else e_hi) / d_hi
-    # Relative corrections: -d_lo / d_hi, and for x < 0 also + l / h (= e_lo / e_hi). The
-    # reciprocals need only a few bits: 1 / d_hi is q or 1 - q, and 1 / h ~ (1 + g)(1 + g**2)
-    # with g = 1 - h. (Selecting the two corrections, not their factors, keeps the loop
-    # vectorizable: LLVM gives up on the latter.)
-    g = _ONE32 - h
-    corr_neg = l * ((_ONE32 + g) * (_ONE32 + g * g)) - d_lo * (_ONE32 - q)
-    corr_pos = -d_lo * q
-    return q + q * (corr_pos if pos else corr_neg)
+def _sigmoid_for(ft, parts):
+    one = ft(1.0)
+
+    @register_jitable
+    def sigmoid_(x):
+        h, l, s1, s2 = parts(-abs(x))
+        e_hi = h * s1 * s2
+        d_hi = one + e_hi
+        d_lo = ((one - d_hi) + e_hi) + l * s1 * s2
+        pos = x >= 0
+        q = (one if pos else e_hi) / d_hi
+        # Relative corrections: -d_lo / d_hi, and for x < 0 also + l / h (= e_lo / e_hi). The
+        # reciprocals need only a few bits: 1 / d_hi is q or 1 - q, and 1 / h ~ (1 + g)(1 + g**2)
+        # with g = 1 - h. (Selecting the two corrections, not their factors, keeps the loop
+        # vectorizable: LLVM gives up on the latter.)
+        g = one - h
+        corr_neg = l * ((one + g) * (one + g * g)) - d_lo * (one - q)
+        corr_pos = -d_lo * q
+        return q + q * (corr_pos if pos else corr_neg)
+
+    return sigmoid_
 
 
-@register_jitable
-def _sigmoid_f64(x):
-    e = _exp_f64(-abs(x))
-    return (1.0 if x >= 0 else e) / (1.0 + e)
-
-
-_sigmoid = _cpu_specialized(_sigmoid_generic, _sigmoid_f32, _sigmoid_f64)
+_sigmoid = _cpu_specialized(_sigmoid_generic, _sigmoid_for(np.float32, _exp_parts32),
+                            _sigmoid_for(np.float64, _exp_parts64))
 
 
 @register_jitable

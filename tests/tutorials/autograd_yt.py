@@ -1,5 +1,5 @@
-# PyTorch "The Fundamentals of Autograd": sin graph, next_functions, a tiny model trained by SGD,
-# switching autograd off, detach, in-place on leaves, functional jacobian/vjp.
+"""PyTorch "The Fundamentals of Autograd": sin graph, next_functions, a tiny model trained by SGD,
+switching autograd off, detach, in-place on leaves, functional jacobian/vjp."""
 import math
 
 import torch

@@ -1,5 +1,5 @@
-# Chen Yun's book, ch. 3: autograd basics, the graph, no_grad/set_grad_enabled, autograd.grad,
-# hooks, backward with a gradient, a custom Function.
+"""Chen Yun's book, ch. 3: autograd basics, the graph, no_grad/set_grad_enabled, autograd.grad,
+hooks, backward with a gradient, a custom Function."""
 import torch as t
 from torch.autograd import Function
 

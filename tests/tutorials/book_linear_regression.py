@@ -1,5 +1,5 @@
-# Chen Yun's book: linear regression three ways (manual gradients, autograd, optim + MSELoss),
-# with deterministic noisy data in place of the random generator.
+"""Chen Yun's book: linear regression three ways (manual gradients, autograd, optim + MSELoss),
+with deterministic noisy data in place of the random generator."""
 import numpy as np
 import torch as t
 from torch import nn

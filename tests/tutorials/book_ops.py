@@ -1,5 +1,5 @@
-# Chen Yun's book, ch. 3: elementwise ops, reductions, comparisons, max, linear algebra,
-# broadcasting and expand, storage sharing.
+"""Chen Yun's book, ch. 3: elementwise ops, reductions, comparisons, max, linear algebra,
+broadcasting and expand, storage sharing."""
 import torch as t
 
 a = t.arange(0, 6).view(2, 3)

@@ -1,5 +1,5 @@
-# "PyTorch quick start" (Chen Yun's book, ch. 3): devices, legacy constructor, strides, the
-# numpy bridge, scalars, creation functions, views, squeeze, resize_.
+"""Chen Yun's book, ch. 3, "PyTorch quick start": devices, legacy constructor, strides, the
+numpy bridge, scalars, creation functions, views, squeeze, resize_."""
 import numpy as np
 import torch as t
 

@@ -1,4 +1,4 @@
-# Dive into DL 2.3: requires_grad, grad_fn, backward, accumulation, no_grad, .data.
+"""Dive into DL 2.3: requires_grad, grad_fn, backward, accumulation, no_grad, .data."""
 import torch
 
 x = torch.ones(2, 2, requires_grad=True)

@@ -1,4 +1,4 @@
-# Dive into DL (2nd ed.) 2.4: dot, backward, grad.zero_, detach, control flow.
+"""Dive into DL (2nd ed.) 2.4: dot, backward, grad.zero_, detach, control flow."""
 import numpy as np
 import torch
 

@@ -1,4 +1,4 @@
-# Dive into DL (2nd ed.) 2.1: arange, reshape, cat, elementwise, broadcasting, slicing, memory.
+"""Dive into DL (2nd ed.) 2.1: arange, reshape, cat, elementwise, broadcasting, slicing, memory."""
 import torch
 
 x = torch.arange(12)

@@ -1,4 +1,4 @@
-# Dive into DL 2.2: creating tensors, arithmetic, indexing, views, broadcasting, NumPy.
+"""Dive into DL 2.2: creating tensors, arithmetic, indexing, views, broadcasting, NumPy."""
 import numpy as np
 import torch
 

@@ -1,5 +1,5 @@
-# The function tables of Dive into DL 2.2 and Chen Yun's book: creation, selection, linear
-# algebra and in-place forms, on fixed data; random factories are checked by shape and dtype.
+"""The function tables of Dive into DL 2.2 and Chen Yun's book: creation, selection, linear
+algebra and in-place forms, on fixed data; random factories are checked by shape and dtype."""
 import torch
 
 print(torch.Tensor(2, 3).shape, torch.tensor([[1, 2], [3, 4]]))

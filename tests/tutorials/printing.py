@@ -1,5 +1,5 @@
-# Values printed in the tutorials, rebuilt from their literal numbers: the repr must lay them out
-# exactly as PyTorch does (scientific notation, widths, wrapping, the grad_fn and dtype suffixes).
+"""Values printed in the tutorials, rebuilt from their literal numbers: the repr must lay them out
+exactly as PyTorch does (scientific notation, widths, wrapping, the grad_fn and dtype suffixes)."""
 import torch
 
 print(torch.tensor([[0.0, 1.5846e+29, 0.0], [1.5846e+29, 5.6052e-45, 0.0], [0.0, 0.0, 0.0],

@@ -1,4 +1,4 @@
-# The autograd profiler section: only what does not depend on timings.
+"""The autograd profiler section: only what does not depend on timings."""
 import torch
 
 device = torch.device('cpu')

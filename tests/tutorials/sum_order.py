@@ -1,5 +1,5 @@
-# A float32 sum whose last bit depends on the order of the additions: PyTorch's vectorized
-# cascade gives exactly 25, a different order gives 24.999996 (printed 25.0000).
+"""A float32 sum whose last bit depends on the order of the additions: PyTorch's vectorized
+cascade gives exactly 25, a different order gives 24.999996 (printed 25.0000)."""
 import math
 
 import torch

@@ -21,6 +21,15 @@ def finite(m):
     return True
 
 
+@njit(cache=True, nogil=True)
+def _dot(x, y):
+    # Numba's np.dot calls SciPy's BLAS, which is what this module stands in for.
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc += x[i] * y[i]
+    return acc
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _lu(w, piv):
     """P w = L U in place, by the row exchanges getrf makes (``piv[k]``: the row swapped with k);
@@ -181,7 +190,7 @@ def _householder(w):
         w[j + 1:, j] /= alpha - beta
         w[j, j] = beta
         for c in range(j + 1, n):
-            s = tau[j] * (w[j, c] + np.dot(w[j + 1:, j], w[j + 1:, c]))
+            s = tau[j] * (w[j, c] + _dot(w[j + 1:, j], w[j + 1:, c]))
             w[j, c] -= s
             w[j + 1:, c] -= s * w[j + 1:, j]
     return tau
@@ -201,7 +210,7 @@ def qr(a, q, r):
         x = np.eye(m, k)
         for j in range(k - 1, -1, -1):
             for c in range(k):
-                s = tau[j] * (x[j, c] + np.dot(w[j + 1:, j], x[j + 1:, c]))
+                s = tau[j] * (x[j, c] + _dot(w[j + 1:, j], x[j + 1:, c]))
                 x[j, c] -= s
                 x[j + 1:, c] -= s * w[j + 1:, j]
         q[i] = x
@@ -291,8 +300,8 @@ def _complete(u, valid):
             for _ in range(2):
                 for o in range(u.shape[1]):
                     if valid[o]:
-                        x -= np.dot(u[:, o], x) * u[:, o]
-            nx = np.sqrt(np.dot(x, x))
+                        x -= _dot(u[:, o], x) * u[:, o]
+            nx = np.sqrt(_dot(x, x))
             if nx > best_norm:
                 best, best_norm = x, nx
         u[:, c] = best / best_norm
@@ -310,9 +319,9 @@ def _jacobi_svd(x, full):
         rotated = False
         for p in range(n - 1):
             for q in range(p + 1, n):
-                alpha = np.dot(x[:, p], x[:, p])
-                beta = np.dot(x[:, q], x[:, q])
-                gamma = np.dot(x[:, p], x[:, q])
+                alpha = _dot(x[:, p], x[:, p])
+                beta = _dot(x[:, q], x[:, q])
+                gamma = _dot(x[:, p], x[:, q])
                 if abs(gamma) <= _EPS * np.sqrt(alpha * beta) or gamma == 0:
                     continue
                 rotated = True

@@ -200,7 +200,8 @@ def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
         args = []
         for (buf, off, _), st in zip(operands, flat_strides):
             args += (buf, off, st)
-        if operands[0][0] is out_buf and operands[0][1] == out_offset and flat_strides[0] == strides:
+        if operands and operands[0][0] is out_buf and operands[0][1] == out_offset \
+                and flat_strides[0] == strides:
             del args[:3]
             if par:
                 mod.flat_inplace_par(n, out_buf, out_offset, strides, *args, CHUNKS)

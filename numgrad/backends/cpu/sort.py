@@ -129,14 +129,14 @@ def _histograms(words, hist, ibu, npass, d):
     (the exponent byte of floats) would otherwise chain each increment on the previous one."""
     nb = 1 << d
     m = np.uint64(nb - 1)
-    h0, h1 = hist[0], hist[1]
+    n = words.shape[0]
+    # Short rows count into one table: clearing and merging a second costs more than it saves.
+    split = n >= _SPLIT_MIN
+    h0 = hist[0]
+    h1 = hist[1] if split else h0
     rows = 1 if npass == 1 else 2 if npass == 2 else 4 if npass <= 4 else 8
     h0[:rows, :nb] = 0
-    if words.shape[0] >= _SPLIT_MIN:
-        h1[:rows, :nb] = 0
-    n = words.shape[0]
-    if n < _SPLIT_MIN:
-        h1 = h0  # short rows: clearing and merging a second table would cost more than it saves
+    h1[:rows, :nb] = 0
     # Unrolled by hand: a loop over the passes per word runs several times slower.
     if npass == 1:
         for i in range(0, n - 1, 2):
@@ -152,7 +152,7 @@ def _histograms(words, hist, ibu, npass, d):
         k = words[n - 1] >> ibu
         for p in range(npass):
             h0[p, np.int64((k >> np.uint64(p * d)) & m)] += 1
-    if n >= _SPLIT_MIN:
+    if split:
         for p in range(npass):
             for v in range(nb):
                 h0[p, v] += h1[p, v]
