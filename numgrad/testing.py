@@ -728,8 +728,7 @@ _SINGULAR_WHEN_EXPANDED = {"noncontiguous": "an expanded matrix is singular"}
 
 def _product(name, ref, cases, **kw):
     return OpInfo(name, getattr(numgrad, name), ref, partial(_sample_pairs, cases=cases), _PRODUCT_DTYPES,
-                  inplace=None, tolerances=_PRODUCT_TOL, kind="linalg",
-                  xfails={"unsupported": "PyTorch raises NotImplementedError for bool products"}, **kw)
+                  inplace=None, tolerances=_PRODUCT_TOL, kind="linalg", **kw)
 
 
 def _linalg(name, ref, sample, **kw):

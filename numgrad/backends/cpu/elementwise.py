@@ -297,7 +297,7 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
                 return kern_par(n, out, oo, ostride, x, 0, 0, CHUNKS)
             kern(n, out, oo, ostride, x, 0, 0)
         return launch
-    if kinds == "tt":
+    if kinds == "tt" and not skip:
         s0, s1 = flat
 
         def launch(out, oo, inputs):
@@ -307,7 +307,7 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
                                 y._storage.data, y._offset, s1, CHUNKS)
             kern(n, out, oo, ostride, x._storage.data, x._offset, s0, y._storage.data, y._offset, s1)
         return launch
-    if kinds == "ts":
+    if kinds == "ts" and not skip:
         s0 = flat[0]
 
         def launch(out, oo, inputs):
@@ -317,7 +317,7 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
                                 scalar_buffer(y, compute_np), 0, 0, CHUNKS)
             kern(n, out, oo, ostride, x._storage.data, x._offset, s0, scalar_buffer(y, compute_np), 0, 0)
         return launch
-    if kinds == "st":
+    if kinds == "st" and not skip:
         s1 = flat[1]
 
         def launch(out, oo, inputs):
