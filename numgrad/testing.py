@@ -726,8 +726,8 @@ _PRODUCT_TOL = {"float16": (1e-2, 1e-2), "float32": (1e-5, 1e-5)}
 _SINGULAR_WHEN_EXPANDED = {"noncontiguous": "an expanded matrix is singular"}
 
 
-def _product(name, ref, cases, **kw):
-    return OpInfo(name, getattr(numgrad, name), ref, partial(_sample_pairs, cases=cases), _PRODUCT_DTYPES,
+def _product(name, ref, cases, dtypes=_PRODUCT_DTYPES, **kw):
+    return OpInfo(name, getattr(numgrad, name), ref, partial(_sample_pairs, cases=cases), dtypes,
                   inplace=None, tolerances=_PRODUCT_TOL, kind="linalg", **kw)
 
 
@@ -743,7 +743,7 @@ OP_DB += [
     _product("bmm", np.matmul, [((2, 2, 3), (2, 3, 4)), ((0, 2, 3), (0, 3, 1))]),
     _product("mv", np.matmul, [((2, 3), (3,)), ((0, 3), (3,))]),
     _product("dot", np.dot, [((3,), (3,)), ((0,), (0,))]),
-    _product("kron", np.kron, [((2, 3), (2, 2)), ((3,), (2, 2))]),
+    _product("kron", np.kron, [((2, 3), (2, 2)), ((3,), (2, 2))], dtypes=("bool",) + _PRODUCT_DTYPES),
     _linalg("inv", np.linalg.inv, _sample_square, xfails=_SINGULAR_WHEN_EXPANDED),
     _linalg("det", np.linalg.det, _sample_square),
     _linalg("solve", np.linalg.solve, partial(_sample_square, rhs=2), xfails=_SINGULAR_WHEN_EXPANDED),
