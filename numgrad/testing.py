@@ -510,8 +510,7 @@ OP_DB: list = [
     # arithmetic
     _binary("add", np.add),
     _binary("add", lambda x, y, alpha=1: x + alpha * y, variant="alpha",
-            sample_kw={"kwargs": {"alpha": 2}}, tolerances=_F16_COMPOSITE,
-            xfails={"values-bool": "add(bool, bool, alpha=2) promotes to int64; PyTorch keeps bool"}),
+            sample_kw={"kwargs": {"alpha": 2}}, tolerances=_F16_COMPOSITE),
     _binary("sub", np.subtract, dtypes=NO_BOOL),
     _binary("mul", np.multiply),
     _binary("div", _np_div, domains=((None, None), (0.5, 4))),

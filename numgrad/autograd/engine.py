@@ -7,6 +7,9 @@ has arrived. It is a loop over a heap, never a recursion, so graph depth is unbo
 from __future__ import annotations
 
 import heapq
+import sys
+
+import numpy as np
 
 from . import grad_mode
 from . import profiler as _profiler
@@ -259,7 +262,9 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                 if capture is not None and (node, 0) in capture:
                     captured[(node, 0)] = g
                 if accumulate:
-                    _accumulate(leaf, g, create_graph)
+                    grads_out[0] = None
+                    owned = not create_graph and _unshared(g)
+                    _accumulate(leaf, g, create_graph, owned)
                 continue
             if capture is not None:
                 for i, g in enumerate(grads_out):
@@ -298,6 +303,8 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                     slot[idx] = g
                 else:
                     slot[idx] = slot[idx] + g
+            # Held past the loop, this list would keep every gradient looking shared (_unshared).
+            grads_in = None
     finally:
         grad_mode._state.enabled = prev_mode
     return captured
@@ -352,13 +359,29 @@ def _leaf_hooks(leaf, g):
     return g
 
 
-def _accumulate(leaf, g, create_graph):
+def _unshared(g) -> bool:
+    """Whether ``g`` is a dense CPU temporary that nothing outside the engine can reach, not
+    even through a view or a NumPy alias of its memory: then it can become a ``.grad`` uncopied.
+    Counts: run_backward's local, this argument and getrefcount's own."""
+    s = g._storage
+    if not (sys.getrefcount(g) <= 3 and sys.getrefcount(s) <= 3 and s.device.type == "cpu"
+            and sys.getrefcount(s.data) <= 2 and g._offset == 0 and g.grad_fn is None
+            and not g.requires_grad and g._base is None and len(s) == g.numel() and g.is_contiguous()):
+        return False
+    # A kernel's result may be a flat view of the array it allocated, which then has no other
+    # reference; an array from a user (from_numpy) is still referenced by its owner.
+    root = s.data.base
+    return root is None or (root.__class__ is np.ndarray and root.base is None and sys.getrefcount(root) <= 3)
+
+
+def _accumulate(leaf, g, create_graph, owned=False):
     """Add ``g`` into ``leaf.grad``: the first gradient is copied (it may alias a user's tensor
-    or another leaf's gradient), later ones are added in place unless building a graph."""
+    or another leaf's gradient) unless ``owned`` (see :func:`_unshared`), later ones are added
+    in place unless building a graph."""
     if not create_graph and g.requires_grad:
         g = g.detach()
     if leaf.grad is None:
-        leaf.grad = g if create_graph else _fresh_copy(g, leaf)
+        leaf.grad = g if create_graph or owned else _fresh_copy(g, leaf)
     elif create_graph or leaf.grad.requires_grad:
         leaf.grad = leaf.grad + g
     else:

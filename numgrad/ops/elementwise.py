@@ -67,7 +67,10 @@ def _pow(x, y):
 
 
 def _pow_dx(ans, x, y):
-    # y * x**(y-1), written so that y == 0 gives 0 even at x == 0.
+    # y * x**(y-1), written so that y == 0 gives 0 even at x == 0; a nonzero Python-scalar
+    # exponent needs no mask.
+    if not hasattr(y, "_storage") and y != 0:
+        return x * 2 if y == 2 else y * pow(x, y - 1)
     return where(_eq0(y), 0.0, y * pow(x, y - 1))
 
 

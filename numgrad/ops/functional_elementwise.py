@@ -133,8 +133,18 @@ def add(input, other, *, alpha=1, out=None):
 
     Adds ``other``, scaled by ``alpha``, to ``input``: out = input + alpha * other."""
     if alpha != 1:
-        other = mul(other, alpha)
+        other = mul(other, _alpha_for(input, other, alpha))
     return run_elementwise(OPS["add"], (input, other), out)
+
+
+def _alpha_for(input, other, alpha):
+    """``alpha`` in the category of the result, as PyTorch scales before it adds."""
+    rt = dtypes.result_type(input, other)
+    if rt is dtypes.bool:
+        return bool(alpha)
+    if not rt.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return alpha
 
 
 @_public
@@ -144,7 +154,7 @@ def sub(input, other, *, alpha=1, out=None):
     Subtracts ``other``, scaled by ``alpha``, from ``input``."""
     _check_not_bool_sub(input, other)
     if alpha != 1:
-        other = mul(other, alpha)
+        other = mul(other, _alpha_for(input, other, alpha))
     return run_elementwise(OPS["sub"], (input, other), out)
 
 

@@ -4,6 +4,7 @@ tensordot and kron. Two primitives carry the derivative rules; everything else c
 from __future__ import annotations
 
 from .. import shapes
+from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from .registry import primitive, torch_type_name
@@ -50,10 +51,28 @@ def _kernels(device):
 from ..backends.cpu import matmul as _cpu_kernels  # noqa: E402  (compiles nothing at import)
 
 
+# Plans of products of CPU operands, keyed by the op and the operands' dtype and geometry (which
+# fix the result's shape); False marks products for the general path.
+_plans: dict = {}
+_PLANS_MAX = 4096
+
+
 def _product(op, a, b, out_shape):
     """Run the batched product kernel for ``a`` (…, M, K) and ``b`` (…, K, N) and record ``op``."""
     if _profiler.enabled:
         return _profiler.timed("aten::" + op.name, _run_product, op, a, b, out_shape)
+    if a._storage.device is CPU and b._storage.device is CPU and not tape._dual_levels[0]:
+        key = (op, a.dtype, a._shape, a._strides, b._shape, b._strides)
+        plan = _plans.get(key)
+        if plan is None:
+            if len(_plans) >= _PLANS_MAX:
+                _plans.clear()
+            plan = _plans[key] = _cpu_kernels.bmm_plan(a, b, out_shape) or False
+        if plan:
+            result = plan(a, b)
+            if tape.should_record((a, b)):
+                tape.record(op, (a, b), result)
+            return result
     return _run_product(op, a, b, out_shape)
 
 

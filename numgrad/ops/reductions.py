@@ -8,6 +8,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes, shapes
+from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from .registry import backend, primitive, reduction, torch_type_name
@@ -34,7 +35,7 @@ return_types = {n: _return_type(n) for n in ("max", "min", "median", "mode")}
 def _unreduce(g, shape, dims, keepdim):
     """Broadcast a reduction's cotangent (or tangent) back to the input's ``shape``."""
     shape = getattr(shape, "shape", shape)
-    if not keepdim:
+    if not keepdim and g.ndim:
         for d in dims:
             g = g.unsqueeze(d)
     return g.expand(shape)
@@ -181,11 +182,50 @@ def _acc_dtype(op, x, dtype):
     return x.dtype
 
 
+# Plans of calls on CPU tensors, keyed by everything that fixes the validation and the kernel
+# (as ``registry.run_elementwise`` keeps them); False marks calls for the general path.
+_plans: dict = {}
+_PLANS_MAX = 4096
+
+
 def run_reduction(op, x, dim=None, keepdim=False, dtype=None, name=None):
     """Reduce ``x`` over ``dim`` (None or (): all dims) with ``op``; records the tape entry."""
     if _profiler.enabled:
         return _profiler.timed("aten::" + (name or op.name), _run_reduction, op, x, dim, keepdim, dtype, name)
+    dc = dim.__class__
+    if x._storage.device is CPU and not tape._dual_levels[0] and (dim is None or dc is int or dc is tuple
+                                                                   or dc is list):
+        key = (op, x.dtype, x._shape, x._strides, tuple(dim) if dc is list else dim, keepdim, dtype)
+        try:
+            plan = _plans.get(key)
+        except TypeError:  # unhashable entries in ``dim`` or ``dtype``: validated below
+            plan = False
+        if plan is None:
+            plan = _new_plan(key, op, x, dim, keepdim, dtype, name)
+        if plan:
+            run, dims = plan
+            result = run(x)
+            if op.differentiable and tape.should_record((x,)):
+                tape.record(op, (x,), result, {"dims": dims, "keepdim": keepdim, "dtype": dtype})
+            return result
     return _run_reduction(op, x, dim, keepdim, dtype, name)
+
+
+def _new_plan(key, op, x, dim, keepdim, dtype, name):
+    dims = _dims(dim, x.ndim)
+    if op is _amax or op is _amin:
+        _check_nonempty(name or op.name, x, dims, dim is None or dim == ())
+    plan = False
+    acc = _acc_dtype(op, x, dtype)
+    if acc is not dtypes.float16:
+        compute = dtypes.bool if op in (_any, _all) else acc
+        run = backend(x.device).reduce_plan(op, x, dims, compute, _identity(op, acc),
+                                            _reduced_shape(x._shape, dims, keepdim), acc)
+        plan = (run, dims) if run is not None else False
+    if len(_plans) >= _PLANS_MAX:
+        _plans.clear()
+    _plans[key] = plan
+    return plan
 
 
 def _run_reduction(op, x, dim, keepdim, dtype, name):
@@ -454,6 +494,8 @@ def sum_to(g, shape):
         return g
     lead = g.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
+    if dims and dims[-1] < lead:
+        return sum(g, dims)
     r = sum(g, dims, keepdim=True) if dims else g
     if lead:
         r = r.reshape(shape)

@@ -44,7 +44,8 @@ def _record(op, x, result, params):
 
 _mean = primitive(
     "mean", 1,
-    vjp=(lambda g, ans, x, dims, keepdim, dtype: _unreduce(g, x.shape, dims, keepdim) / _numel(x, dims),),
+    # Dividing before broadcasting divides once per output element, not once per input element.
+    vjp=(lambda g, ans, x, dims, keepdim, dtype: _unreduce(g / _numel(x, dims), x.shape, dims, keepdim),),
     jvp=(lambda t, ans, x, dims, keepdim, dtype: mean(t, dims, keepdim),),
     backward_name="MeanBackward0")
 

@@ -124,6 +124,26 @@ def reduce(op, x, dims, compute, init, out_shape, result_dtype):
     return _tensor(flat, out_shape, result_dtype)
 
 
+def reduce_plan(op, x, dims, compute, init, out_shape, result_dtype):
+    """``run(x) -> Tensor``: :func:`reduce` for tensors laid out as ``x`` is, resolved once;
+    None where float16 or an empty reduction needs the general path."""
+    from ...tensor import Tensor
+    from ...storage import Storage
+    from . import reduce as _red
+    res_np = result_dtype.numpy
+    if x._storage.data.dtype == _F16 or compute.numpy != res_np:
+        return None
+    kernel = _red.plan(op, compute.numpy, x._shape, x._strides, dims, init)
+    if kernel is None:
+        return None
+    strides = shapes.contiguous_strides(out_shape)
+    make, cpu = Tensor._make, CPU
+
+    def run(x):
+        return make(Storage(kernel(x._storage.data, x._offset), cpu), out_shape, strides, 0, result_dtype)
+    return run
+
+
 def scan(op, x, dim, compute, init, result_dtype):
     """Cumulative ``op`` of ``x`` along ``dim``; a new contiguous tensor."""
     from . import scan as _scan

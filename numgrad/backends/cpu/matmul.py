@@ -111,6 +111,42 @@ def bmm(a, b, out):
     bmm_arrays(x, y, ia, ib, o, ta, tb)
 
 
+def bmm_plan(a, b, out_shape):
+    """``run(a, b) -> Tensor``: :func:`bmm` into a fresh tensor of ``out_shape`` for operands
+    laid out as ``a`` and ``b`` are, resolved once; None where the general path is needed
+    (integers, float16, no elements, an operand that must be copied)."""
+    from ...storage import Storage
+    from ...tensor import Tensor
+    from ...devices import CPU
+    dt = a._storage.data.dtype
+    n_out = shapes.prod(out_shape)
+    if dt not in _BLAS_DTYPES or n_out == 0 or a._shape[-1] == 0:
+        return None
+    batch = tuple(out_shape[:-2])
+    geometry = []
+    for t in (a, b):
+        arr, trans, idx = _stack(t, batch)
+        if arr.__array_interface__["data"][0] != t._np_view().__array_interface__["data"][0]:
+            return None  # _stack copied it
+        geometry.append((arr.shape, arr.strides, trans, idx))
+    (xs, xst, ta, ia), (ys, yst, tb, ib) = geometry
+    o_shape = (max(shapes.prod(batch), 1), out_shape[-2], out_shape[-1])
+    item = dt.itemsize
+    strides = shapes.contiguous_strides(out_shape)
+    nd, empty, make, dtype = np.ndarray, np.empty, Tensor._make, a.dtype
+
+    def run(a, b):
+        x = nd(xs, dt, a._storage.data, a._offset * item, xst)
+        y = nd(ys, dt, b._storage.data, b._offset * item, yst)
+        buf = empty(n_out, dt)
+        if blas.available():
+            _bmm_blas(x, y, ia, ib, buf.reshape(o_shape), ta, tb, blas.int_witness())
+        else:
+            _bmm_loop(x, y, ia, ib, buf.reshape(o_shape), ta, tb)
+        return make(Storage(buf, CPU), out_shape, strides, 0, dtype)
+    return run
+
+
 def bmm_arrays(x, y, ia, ib, o, ta, tb):
     """The kernel call on prepared arrays (see :func:`_stack`); ``o`` is (batch, M, N)."""
     if o.dtype in _BLAS_DTYPES and blas.available():

@@ -2,9 +2,9 @@
 
 The plan splits the input's dims into kept dims (one per output element) and reduced dims,
 each coalesced. ``rows`` reduces each output element over its own strided sub-block; a
-contiguous innermost run is reduced in blocks of ``_B`` elements whose partial results are then
-combined, which vectorizes (reassociation is allowed for the accumulator of sums only) and
-bounds the rounding error like pairwise summation. ``cols`` serves reductions whose innermost
+contiguous innermost run is reduced in blocks of ``_B`` elements, blocks of blocks, then the
+whole, which vectorizes (reassociation is allowed for the accumulator of sums only) and bounds
+the rounding error like pairwise summation. ``cols`` serves reductions whose innermost
 memory dim is kept, sweeping whole rows of outputs at a time for cache locality. ``flat_par``
 splits one long reduction across threads.
 """
@@ -16,7 +16,7 @@ from .. import codegen
 from ..iteration import split_reduction
 from .parallel import use_parallel
 
-PARALLEL_THRESHOLD = 1 << 17
+PARALLEL_THRESHOLD = 1 << 20
 CHUNKS = 8
 
 _SOURCE = """\
@@ -38,11 +38,15 @@ def _run(a, p, n, s, init):
     acc = init
     if s == 1:
         x = a[p:p + n]
-        for lo in range(0, n, _B):
-            b = init
-            for i in range(lo, min(n, lo + _B)):
-                b = _combine(b, _c(x[i]))
-            acc = _combine(acc, b)
+        # Two levels of blocks keep the rounding error of long float sums near pairwise's.
+        for hi in range(0, n, _B * _B):
+            sb = init
+            for lo in range(hi, min(n, hi + _B * _B), _B):
+                b = init
+                for i in range(lo, min(n, lo + _B)):
+                    b = _combine(b, _c(x[i]))
+                sb = _combine(sb, b)
+            acc = _combine(acc, sb)
     else:
         for i in range(n):
             acc = _combine(acc, _c(a[uint64(p + i * s)]))
@@ -50,11 +54,11 @@ def _run(a, p, n, s, init):
 
 
 @njit(**_K)
-def _offset(o, shape, strides, base):
-    # Memory offset of the ``o``-th element (row-major) of a strided block.
+def _offset(o, shape, strides, nd, base):
+    # Memory offset of the ``o``-th element (row-major) of a strided block's first ``nd`` dims.
     p = base
     rem = o
-    for d in range(shape.shape[0] - 1, -1, -1):
+    for d in range(nd - 1, -1, -1):
         idx = rem % shape[d]
         rem //= shape[d]
         p += idx * strides[d]
@@ -73,14 +77,42 @@ def _reduce_block(a, base, rshape, rstrides, init):
         outer *= rshape[d]
     acc = init
     for r in range(outer):
-        acc = _combine(acc, _run(a, _offset(r, rshape[:nr - 1], rstrides[:nr - 1], base), inner, si, init))
+        acc = _combine(acc, _run(a, _offset(r, rshape, rstrides, nr - 1, base), inner, si, init))
     return acc
 
 
 @njit(**_K)
 def _rows(lo, hi, kshape, kstrides, rshape, rstrides, a, offset, out, init):
+    # Outputs lo..hi-1 in order, stepping an odometer over the kept dims: a division per
+    # output, or a call through the general block reduction, costs as much as a short row.
+    nk = kshape.shape[0]
+    idx = np.empty(nk, dtype=np.int64)
+    p = offset
+    rem = lo
+    for d in range(nk - 1, -1, -1):
+        idx[d] = rem % kshape[d]
+        rem //= kshape[d]
+        p += idx[d] * kstrides[d]
+    single = rshape.shape[0] == 1
+    n = rshape[0] if single else 0
+    s = rstrides[0] if single else 0
     for o in range(lo, hi):
-        out[o] = _reduce_block(a, _offset(o, kshape, kstrides, offset), rshape, rstrides, init)
+        if not single:
+            out[o] = _reduce_block(a, p, rshape, rstrides, init)
+        elif s == 1:
+            # A literal unit stride lets LLVM drop the strided branch of the inlined ``_run``.
+            out[o] = _run(a, p, n, 1, init)
+        else:
+            out[o] = _run(a, p, n, s, init)
+        d = nk - 1
+        while d >= 0:
+            idx[d] += 1
+            p += kstrides[d]
+            if idx[d] < kshape[d]:
+                break
+            p -= kstrides[d] * kshape[d]
+            idx[d] = 0
+            d -= 1
 
 
 @njit(**_K)
@@ -120,10 +152,10 @@ def _cols(j0, j1, kshape, kstrides, rshape, rstrides, a, offset, out):
     for d in range(rshape.shape[0]):
         rn *= rshape[d]
     for ko in range(out.shape[0] // inner):
-        kb = _offset(ko, kshape[:nk - 1], kstrides[:nk - 1], offset)
+        kb = _offset(ko, kshape, kstrides, nk - 1, offset)
         o = out[ko * inner + j0:ko * inner + j1]
         for r in range(rn):
-            p = _offset(r, rshape, rstrides, kb) + j0 * sk
+            p = _offset(r, rshape, rstrides, rshape.shape[0], kb) + j0 * sk
             if sk == 1:
                 x = a[p:p + j1 - j0]
                 for j in range(j1 - j0):
@@ -202,3 +234,50 @@ def run(op, acc_np, buf, offset, shape, strides, reduce_dims, init):
     else:
         mod.rows(ks, kst, rs, rst, buf, offset, out, init)
     return out
+
+
+def plan(op, acc_np, shape, strides, reduce_dims, init):
+    """``run`` resolved once for one geometry: ``f(buf, offset) -> out``; None when there is
+    nothing to reduce or nothing to produce (the general path handles those)."""
+    kshape, kstrides, rshape, rstrides = split_reduction(shape, strides, set(reduce_dims))
+    n_out = 1
+    for s in kshape:
+        n_out *= s
+    n_red = 1
+    for s in rshape:
+        n_red *= s
+    if n_out == 0 or n_red == 0:
+        return None
+    acc_np = np.dtype(acc_np)
+    init = acc_np.type(init)
+    mod = kernels(op, acc_np)
+    empty = np.empty
+    if n_out == 1 and len(rshape) == 1:
+        n, stride, serial, par = n_red, rstrides[0], mod._run, mod.flat_par
+
+        def flat(buf, offset):
+            out = empty(1, acc_np)
+            if use_parallel(n, PARALLEL_THRESHOLD):
+                out[0] = par(buf, offset, n, stride, init, CHUNKS)
+            else:
+                out[0] = serial(buf, offset, n, stride, init)
+            return out
+        return flat
+    ks = np.array(kshape, dtype=np.int64)
+    kst = np.array(kstrides, dtype=np.int64)
+    rs = np.array(rshape, dtype=np.int64)
+    rst = np.array(rstrides, dtype=np.int64)
+    if kshape and rshape and kshape[-1] > 1 and abs(kstrides[-1]) < abs(rstrides[-1]):
+        serial, par = mod.cols, (mod.cols_par if kshape[-1] >= 2 * CHUNKS else None)
+    else:
+        serial, par = mod.rows, (mod.rows_par if n_out > 1 else None)
+    work = n_out * n_red
+
+    def blocks(buf, offset):
+        out = empty(n_out, acc_np)
+        if par is not None and use_parallel(work, PARALLEL_THRESHOLD):
+            par(ks, kst, rs, rst, buf, offset, out, init, CHUNKS)
+        else:
+            serial(ks, kst, rs, rst, buf, offset, out, init)
+        return out
+    return blocks
