@@ -10,7 +10,7 @@ from collections import namedtuple
 
 from .. import dtypes, shapes
 from ..autograd import tape
-from .registry import primitive, torch_type_name
+from .registry import primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
            "eigvalsh"]
@@ -145,14 +145,6 @@ def inv(A, *, out=None):
     r = _call(lambda k: k.inv, A, name="linalg.inv", singular=_inv_singular)
     return _write_out(_finish(_inv_op, (A,), (r,), A.ndim - 2)[0], out)
 
-
-def _write_out(result, out):
-    if out is None:
-        return result
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    out.copy_(result)
-    return out
 
 
 # ------------------------------------------------------------------------------ det, slogdet

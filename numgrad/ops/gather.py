@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import dtypes, shapes
 from ..autograd import tape
-from .registry import primitive, torch_type_name
+from .registry import primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
            "index_copy", "index_fill", "take", "put", "take_along_dim"]
@@ -122,14 +122,6 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     _kernels().run_gather(r, r._strides, idx, idx._strides, x, src_strides, ds)
     return _write_out(_record(_gather_op, (input,), result, {"dim": d, "index": index}), out)
 
-
-def _write_out(result, out):
-    if out is None:
-        return result
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    out.copy_(result)
-    return out
 
 
 def take_along_dim(input, indices, dim=None):

@@ -7,7 +7,7 @@ from .. import shapes
 from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
-from .registry import primitive, torch_type_name
+from .registry import primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv",
            "addr", "baddbmm", "addbmm", "tensordot", "kron"]
@@ -88,14 +88,6 @@ def _run_product(op, a, b, out_shape):
         tape.forward_jvp(op, (a, b), result)
     return result
 
-
-def _write_out(result, out):
-    if out is None:
-        return result
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    out.copy_(result)
-    return out
 
 
 def mm(input, mat2, *, out=None):

@@ -10,7 +10,7 @@ from .. import shapes
 from ..autograd import tape
 from . import decompositions as D
 from .linalg import matmul
-from .registry import primitive, torch_type_name
+from .registry import primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["inverse", "det", "slogdet", "logdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
            "trace", "cross", "norm"]
@@ -142,14 +142,6 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
                            f"{A.ndim}D.")
     return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
 
-
-def _write_out(result, out):
-    if out is None:
-        return result
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    out.copy_(result)
-    return out
 
 
 # ------------------------------------------------------------------------------ pinv, lstsq, rank

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes, shapes
 from ..autograd import tape
-from .registry import Op, primitive
+from .registry import Op, primitive, write_out as _out
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
            "atleast_1d", "atleast_2d", "atleast_3d", "tile", "repeat_interleave", "flip",
@@ -357,14 +357,6 @@ def triu(input, diagonal=0, *, out=None):
     """triu(input, diagonal=0) -> Tensor: the upper triangle of the last two dims, the rest zero."""
     return _out(_triangle(input, diagonal, False, "triu"), out)
 
-
-def _out(result, out):
-    if out is None:
-        return result
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    out.copy_(result)
-    return out
 
 
 def tril_(input, diagonal=0):

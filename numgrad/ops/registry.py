@@ -334,3 +334,13 @@ def _backend(device):
 
 
 backend = _backend
+
+
+def write_out(result, out):
+    """Copy an op's result into its ``out=`` tensor (resized when its shape differs)."""
+    if out is None:
+        return result
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(result.shape)
+    out.copy_(result)
+    return out

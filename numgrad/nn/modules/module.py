@@ -1,35 +1,17 @@
 """Module: the base class of layers and models (parameters, buffers, submodules, state dicts)."""
 from __future__ import annotations
 
-import itertools
 from collections import OrderedDict, namedtuple
 from typing import Iterator
 
 from ...tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...autograd.tape import RemovableHandle
 from ..parameter import Parameter
 
 __all__ = ["Module"]
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
-
-
-class _HookHandle:
-    _ids = itertools.count()
-
-    def __init__(self, table: dict, fn):
-        self.id = next(self._ids)
-        self._table = table
-        table[self.id] = fn
-
-    def remove(self):
-        self._table.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def _indent(text: str, spaces: int) -> str:
@@ -75,11 +57,11 @@ class Module:
 
     def register_forward_hook(self, hook):
         """``hook(module, args, output)`` runs after forward; it may return a new output."""
-        return _HookHandle(self._forward_hooks, hook)
+        return RemovableHandle(self._forward_hooks, hook)
 
     def register_forward_pre_hook(self, hook):
         """``hook(module, args)`` runs before forward; it may return new args."""
-        return _HookHandle(self._forward_pre_hooks, hook)
+        return RemovableHandle(self._forward_pre_hooks, hook)
 
     # ------------------------------------------------------------------ registration
     def register_parameter(self, name: str, param) -> None:
