@@ -75,6 +75,10 @@ def test_long_sum_is_accurate():
     a = (RNG.random(1 << 18) + 1.0).astype(np.float32)
     exact = a.astype(np.float64).sum()
     assert abs(ng.from_numpy(a).sum().item() - exact) / exact < 1e-6
+    # Past a million elements the groups of blocks are themselves grouped.
+    b = (np.random.default_rng(0).random((1 << 21) + 5) + 1.0).astype(np.float32)
+    exact = b.astype(np.float64).sum()
+    assert abs(ng.from_numpy(b).sum().item() - exact) / exact < 1e-7
 
 
 def test_ieee_float_division_and_nan():

@@ -11,7 +11,7 @@ from .. import dtypes, shapes
 from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
-from .registry import backend, primitive, reduction, torch_type_name
+from .registry import backend, primitive, reduction, torch_type_name, write_out as _write_out
 
 __all__ = ["sum", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "cumsum",
            "cumprod", "median", "mode", "sum_to"]
@@ -62,15 +62,6 @@ def _check_nonempty(name, x, dims, whole):
     for d in dims:
         if x._shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-
-
-def _write_out(r, out):
-    if out is None:
-        return r
-    if tuple(out.shape) != tuple(r.shape):
-        out.resize_(r.shape)
-    out.copy_(r)
-    return out
 
 
 def _plain(x):

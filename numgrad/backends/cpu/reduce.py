@@ -2,11 +2,11 @@
 
 The plan splits the input's dims into kept dims (one per output element) and reduced dims,
 each coalesced. ``rows`` reduces each output element over its own strided sub-block; a
-contiguous innermost run is reduced in blocks of ``_B`` elements, blocks of blocks, then the
-whole, which vectorizes (reassociation is allowed for the accumulator of sums only) and bounds
-the rounding error like pairwise summation. ``cols`` serves reductions whose innermost
-memory dim is kept, sweeping whole rows of outputs at a time for cache locality. ``flat_par``
-splits one long reduction across threads.
+contiguous innermost run is reduced in blocks of ``_B`` elements, groups of blocks, groups of
+groups, then the whole, which vectorizes (reassociation is allowed for the accumulator of sums
+only) and bounds the rounding error like pairwise summation. ``cols`` serves reductions whose
+innermost memory dim is kept, sweeping whole rows of outputs at a time for cache locality.
+``flat_par`` splits one long reduction across threads.
 """
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from .. import codegen
 from ..iteration import split_reduction
 from .parallel import use_parallel
 
+# One thread sums a million cached float32 in well under 100 us; below that, waking the other
+# threads (a time slice each, on a busy machine) cannot pay for itself.
 PARALLEL_THRESHOLD = 1 << 20
 CHUNKS = 8
 
@@ -25,6 +27,8 @@ from numba import njit, prange, uint64
 from numgrad.ops.registry import get_op
 _c = np.{acc}
 _B = 1024
+_B2 = 32 * _B
+_B3 = 32 * _B2
 _FM = {{"reassoc", "nsz", "contract"}} if {reassoc} else False
 # The flags must be on the combine itself: they are per instruction, and its adds get inlined.
 _combine = njit(fastmath=_FM)(get_op({name!r}).combine)
@@ -38,15 +42,21 @@ def _run(a, p, n, s, init):
     acc = init
     if s == 1:
         x = a[p:p + n]
-        # Two levels of blocks keep the rounding error of long float sums near pairwise's.
-        for hi in range(0, n, _B * _B):
-            sb = init
-            for lo in range(hi, min(n, hi + _B * _B), _B):
-                b = init
-                for i in range(lo, min(n, lo + _B)):
-                    b = _combine(b, _c(x[i]))
-                sb = _combine(sb, b)
-            acc = _combine(acc, sb)
+        # Blocks of _B elements, groups of 32 blocks, groups of 32 groups, then the whole: each
+        # partial result adds few terms in a row, so float sums round nearly as little as with
+        # pairwise summation, while the innermost loop vectorizes.
+        for h3 in range(0, n, _B3):
+            s3 = init
+            for h2 in range(h3, min(n, h3 + _B3), _B2):
+                s2 = init
+                for h1 in range(h2, min(n, h2 + _B2), _B):
+                    b = init
+                    y = x[h1:h1 + _B]
+                    for i in range(y.shape[0]):
+                        b = _combine(b, _c(y[i]))
+                    s2 = _combine(s2, b)
+                s3 = _combine(s3, s2)
+            acc = _combine(acc, s3)
     else:
         for i in range(n):
             acc = _combine(acc, _c(a[uint64(p + i * s)]))
