@@ -192,7 +192,7 @@ def expand_strides(shape, strides, sizes, type_name: str = "Float") -> tuple:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({want}) isn't allowed in a leading, non-existing dimension {i}")
             s = 1
-            st = new_shape[i + 1] * new_strides[i + 1] if i + 1 < nd else 1
+            st = new_shape[i + 1] * new_strides[i + 1] if i + 1 < nd else 0
         else:
             s, st = shape[i - pad], strides[i - pad]
             if want == -1:

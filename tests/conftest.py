@@ -1,7 +1,21 @@
-"""Shared pytest configuration: a Hypothesis profile that tolerates first-call kernel compiles."""
+"""Shared pytest configuration: a Hypothesis profile that tolerates first-call kernel compiles,
+and CPU-only behaviour outside the CUDA tests."""
+import os
+
+import pytest
 from hypothesis import HealthCheck, settings
 
 # A first call compiles Numba kernels (up to a second), so per-example deadlines would be noise.
 settings.register_profile("numgrad", deadline=None, max_examples=30,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("numgrad")
+
+
+@pytest.fixture(autouse=True)
+def _no_simulated_gpu_outside_cuda_tests(request, monkeypatch):
+    # tests/test_cuda.py switches on Numba's CUDA simulator for the whole process; elsewhere
+    # `numgrad.cuda.is_available()` must keep answering as on this GPU-less machine, or code
+    # that branches on it (the examples, the tutorials) takes the simulated-GPU branch.
+    if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" and "test_cuda" not in request.node.nodeid:
+        import numgrad
+        monkeypatch.setattr(numgrad.cuda, "is_available", lambda: False)

@@ -22,7 +22,7 @@ _HEADER = """\
 import numpy as np
 from numba import njit, prange, uint64
 from numgrad.ops.registry import get_op
-_f = njit(get_op({name!r}).math)
+_f = njit(error_model="numpy")(get_op({name!r}).math)
 _c = np.{compute}
 _K = dict(cache=True, error_model="numpy", nogil=True)
 """

@@ -31,7 +31,7 @@ _B2 = 32 * _B
 _B3 = 32 * _B2
 _FM = {{"reassoc", "nsz", "contract"}} if {reassoc} else False
 # The flags must be on the combine itself: they are per instruction, and its adds get inlined.
-_combine = njit(fastmath=_FM)(get_op({name!r}).combine)
+_combine = njit(fastmath=_FM, error_model="numpy")(get_op({name!r}).combine)
 _K = dict(cache=True, error_model="numpy", nogil=True)
 
 

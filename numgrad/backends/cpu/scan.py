@@ -13,7 +13,7 @@ _SOURCE = """\
 import numpy as np
 from numba import njit, uint64
 from numgrad.ops.registry import get_op
-_combine = njit(get_op({name!r}).combine)
+_combine = njit(error_model="numpy")(get_op({name!r}).combine)
 _c = np.{acc}
 _K = dict(cache=True, error_model="numpy", nogil=True)
 
