@@ -1,8 +1,6 @@
 """Convolution layers: Conv1d and Conv2d (im2col + one matmul per group)."""
 from __future__ import annotations
 
-import math
-
 from ... import creation
 from .. import functional as F, init
 from ..parameter import Parameter
@@ -48,13 +46,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        # PyTorch's default: kaiming_uniform_(a=sqrt(5)), bias uniform in +-1/sqrt(fan_in).
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
-            if fan_in:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        init._default_layer_init_(self.weight, self.bias)
 
     def extra_repr(self) -> str:
         n = self._n
