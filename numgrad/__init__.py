@@ -36,6 +36,8 @@ from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
     is_inference_mode_enabled
 from . import cuda
+from . import utils
+from .utils.dlpack import from_dlpack
 from . import linalg
 from . import func
 from .ops.nn import softmax, log_softmax

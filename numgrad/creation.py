@@ -8,6 +8,7 @@ import numpy as np
 
 from . import dtypes, shapes
 from .devices import as_device, require_cuda
+from .storage import Storage
 from .tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "zeros", "ones", "full", "eye",
@@ -154,9 +155,13 @@ def _factory(name, shape_args, dtype, device, requires_grad, fill, out=None, siz
     shape = shapes.parse_size(shape_args, name, size)
     d = dtypes.as_dtype(dtype) if dtype is not None else \
         (out.dtype if out is not None else dtypes.get_default_dtype())
-    t = Tensor._empty(shape, d, as_device(device) if device is not None or out is None else out.device)
-    if fill is not None:
-        t._fill_raw(fill)
+    dev = as_device(device) if device is not None or out is None else out.device
+    if fill is not None and fill == 0 and out is None and dev.type == "cpu":
+        t = Tensor._make(Storage.cpu_zeros(shapes.prod(shape), d), shape, shapes.contiguous_strides(shape), 0, d)
+    else:
+        t = Tensor._empty(shape, d, dev)
+        if fill is not None:
+            t._fill_raw(fill)
     return _finish(t, requires_grad, out)
 
 
@@ -196,7 +201,6 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape")
     d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
-    from .storage import Storage
     span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if shapes.prod(size) else 0
     t = Tensor._make(Storage.empty(span, d, as_device(device)), size, stride, 0, d)
     return _finish(t, requires_grad, None)

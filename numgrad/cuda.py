@@ -41,3 +41,49 @@ def get_device_name(device=None) -> str:
     """The name of a CUDA device."""
     backend = _require()
     return backend.device_name()
+
+
+# ------------------------------------------------------------------------------ memory statistics
+def _memory():
+    from .backends.cuda import memory
+    return memory
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes of device memory held by live tensors (in the allocator's 512 B size classes)."""
+    return _memory().stats()["allocated_bytes"]
+
+
+def max_memory_allocated(device=None) -> int:
+    """The peak of :func:`memory_allocated` since the start or the last :func:`reset_peak_memory_stats`."""
+    return _memory().stats()["peak_allocated_bytes"]
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes of device memory held by the caching allocator: in use plus cached for reuse."""
+    return _memory().stats()["reserved_bytes"]
+
+
+def max_memory_reserved(device=None) -> int:
+    """The peak of :func:`memory_reserved`."""
+    return _memory().stats()["peak_reserved_bytes"]
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    """Restart the peaks of the memory statistics from the current values."""
+    _memory().reset_peak_stats()
+
+
+def empty_cache() -> None:
+    """Release the cached, unused device memory held by the caching allocator."""
+    _memory().empty_cache()
+
+
+def memory_stats(device=None) -> dict:
+    """The caching allocator's counters, under PyTorch's key names."""
+    s = _memory().stats()
+    return {"allocated_bytes.all.current": s["allocated_bytes"],
+            "allocated_bytes.all.peak": s["peak_allocated_bytes"],
+            "reserved_bytes.all.current": s["reserved_bytes"],
+            "reserved_bytes.all.peak": s["peak_reserved_bytes"],
+            "num_device_alloc": s["num_allocs"], "num_device_free": s["num_frees"]}

@@ -54,6 +54,12 @@ def parse_size(args: Sequence, name: str = "size", keyword=None) -> tuple:
     ``keyword``); reject negative sizes.
 
     ``name`` is the calling function, for PyTorch's error messages."""
+    if keyword is None and len(args) == 1 and args[0].__class__ is tuple:
+        for s in args[0]:
+            if s.__class__ is not int or s < 0:
+                break
+        else:
+            return args[0]
     if keyword is not None:
         if len(args):
             raise TypeError(f"{name}() received an invalid combination of arguments - got both "

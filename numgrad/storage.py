@@ -29,6 +29,11 @@ class Storage:
         cuda = require_cuda()
         return cls(cuda.empty(numel, dtype.numpy, device), device)
 
+    @classmethod
+    def cpu_zeros(cls, numel: int, dtype: dtypes.dtype) -> "Storage":
+        """A zero-filled CPU buffer, straight from the allocator's zeroed pages."""
+        return cls(np.zeros(numel, dtype=dtype.numpy), CPU)
+
     @property
     def version(self) -> int:
         return self._counter[0]

@@ -155,6 +155,15 @@ class Tensor:
         from .backends import cuda
         return cuda.array_interface(self)
 
+    def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule sharing this tensor's memory (see ``numgrad.utils.dlpack``)."""
+        from .utils import dlpack
+        return dlpack.export(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> tuple:
+        from .utils import dlpack
+        return dlpack.dlpack_device(self)
+
     @property
     def device(self):
         return self._storage.device
@@ -218,7 +227,10 @@ class Tensor:
         return self._np_view()
 
     def __array__(self, dtype=None, copy=None):
-        arr = self.detach().cpu()._np_view()
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        arr = self.cpu()._np_view()
         if dtype is not None:
             arr = arr.astype(dtype, copy=False)
         return arr

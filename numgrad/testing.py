@@ -3,7 +3,9 @@ and numerical checks users can run on their own code (``assert_close``, ``make_t
 """
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Iterator, Optional
@@ -11,6 +13,7 @@ from typing import Callable, Iterator, Optional
 import numpy as np
 
 import numgrad
+from numgrad.ops.functional_elementwise import threshold_backward
 
 __all__ = ["assert_close", "make_tensor", "OpInfo", "SampleInput", "OP_DB", "op_db_by_id",
            "ALL_DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "INTEGRAL_DTYPES", "default_tolerance"]
@@ -223,8 +226,6 @@ class OpInfo:
 
 _SHAPES = ((), (0,), (7,), (2, 3), (2, 1, 3, 1, 2))
 _TENSORS_ONLY = {"scalar_rhs": False}   # PyTorch's function takes no Python scalar here
-_BOOL_REFUSED = dict.fromkeys(("values-bool", "inplace-bool"),
-                              "numgrad refuses bool input that PyTorch accepts (bool_ok=False)")
 _BROADCAST = (((3, 1), (1, 4)), ((2, 3), (3,)), ((2, 1, 2), ()))
 
 
@@ -528,10 +529,10 @@ OP_DB: list = [
     # unary math
     _unary("neg", np.negative, dtypes=NO_BOOL),
     _unary("abs", np.abs, dtypes=NO_BOOL),
-    _unary("sign", _np_sign, xfails=_BOOL_REFUSED),
+    _unary("sign", _np_sign),
     _unary_float("sqrt", np.sqrt, domain=(0.1, 5)),
     _unary_float("rsqrt", _np_rsqrt, domain=(0.1, 5)),
-    _unary("square", np.square, xfails=_BOOL_REFUSED),
+    _unary("square", np.square),
     _unary_float("reciprocal", np.reciprocal, domain=(0.5, 5)),
     _unary_float("exp", np.exp),
     _unary_float("exp2", np.exp2),
@@ -567,14 +568,16 @@ OP_DB: list = [
     # clamping and selection
     OpInfo("clamp", numgrad.clamp, _np_clamp, _sample_clamp, NO_BOOL),
     OpInfo("clip", numgrad.clip, _np_clamp, _sample_clamp, NO_BOOL),
-    OpInfo("clamp_min", numgrad.clamp_min, _np_clamp, _sample_clamp_bound, xfails=_BOOL_REFUSED),
-    OpInfo("clamp_max", numgrad.clamp_max, lambda x, hi: _np_clamp(x, max=hi), _sample_clamp_bound,
-           xfails=_BOOL_REFUSED),
+    OpInfo("clamp_min", numgrad.clamp_min, _np_clamp, _sample_clamp_bound),
+    OpInfo("clamp_max", numgrad.clamp_max, lambda x, hi: _np_clamp(x, max=hi), _sample_clamp_bound),
     OpInfo("lerp", numgrad.lerp, _np_lerp, partial(sample_ternary, scalar_last=True), FLOAT_DTYPES),
     OpInfo("addcmul", numgrad.addcmul, _np_addcmul, _sample_addc, NO_BOOL, tolerances=_F16_COMPOSITE),
     OpInfo("addcdiv", numgrad.addcdiv, _np_addcdiv, partial(_sample_addc, nonzero_last=True), FLOAT_DTYPES,
            tolerances=_F16_COMPOSITE),
     OpInfo("where", numgrad.where, _np_where, _sample_where, ALL_DTYPES, method=None, inplace=None),
+    OpInfo("threshold_backward", threshold_backward, lambda g, y: np.where(y <= 0, 0.0, g),
+           partial(sample_binary, domains=((None, None), (None, None))), FLOAT_DTYPES, method=None,
+           inplace=None, supports_out=False, torch_name=None),
     # comparisons and logic
     _binary("eq", np.equal, grad=False),
     _binary("ne", np.not_equal, grad=False),
@@ -701,6 +704,51 @@ OP_DB += [
               torch_name=None),
     _movement("masked_fill", _np_masked_fill, _sample_masked_fill, inplace="masked_fill_"),
 ]
+
+
+# ------------------------------------------------------------------------------ scatter_reduce
+_REDUCERS = {"sum": lambda v: functools.reduce(operator.add, v),
+             "prod": lambda v: functools.reduce(operator.mul, v),
+             "mean": lambda v: functools.reduce(operator.add, v) / len(v),
+             "amax": max, "amin": min}
+
+
+def _np_scatter_reduce(x, dim, index, src, reduce, include_self=True):
+    """Each target element's values reduced one by one in the array's own dtype (so integers
+    wrap as the kernels' do); integer means round down."""
+    index, = _ints(index)
+    out = np.array(x, copy=True).reshape(x.shape or (1,))
+    src = src.reshape(src.shape or (1,))
+    index = index.reshape(index.shape or (1,))
+    dim %= out.ndim
+    groups: dict = {}
+    for pos in np.ndindex(index.shape):
+        target = pos[:dim] + (int(index[pos]),) + pos[dim + 1:]
+        groups.setdefault(target, [out[target]] if include_self else []).append(src[pos])
+    for target, values in groups.items():
+        if reduce == "mean" and out.dtype.kind in "iu":
+            out[target] = functools.reduce(operator.add, values) // len(values)
+        else:
+            out[target] = _REDUCERS[reduce](values)
+    return out.reshape(x.shape)
+
+
+def _sample_scatter_reduce(dtype, rng, *, reduce):
+    def arg(shape):
+        return _arg(shape, dtype, rng, (None, None))
+    yield SampleInput((arg((3, 4)), 0, rng.integers(0, 3, (2, 4)), arg((2, 4)), reduce))
+    yield SampleInput((arg((2, 3, 4)), -1, rng.integers(0, 4, (2, 2, 5)), arg((2, 3, 5)), reduce),
+                      {"include_self": False})
+    yield SampleInput((arg((4, 2)), 1, rng.integers(0, 2, (3, 2)), arg((3, 3)), reduce), {"include_self": False})
+    yield SampleInput((arg(()), 0, np.array(0), arg(()), reduce))
+    yield SampleInput((arg((0, 3)), 1, np.zeros((0, 2), dtype=np.int64), arg((0, 2)), reduce))
+
+
+OP_DB += [
+    OpInfo("scatter_reduce", numgrad.scatter_reduce, _np_scatter_reduce,
+           partial(_sample_scatter_reduce, reduce=reduce), NO_BOOL if reduce == "mean" else ALL_DTYPES,
+           variant=reduce, kind="movement")
+    for reduce in ("sum", "prod", "mean", "amax", "amin")]
 
 
 # ------------------------------------------------------------------------------ matrix products, linalg

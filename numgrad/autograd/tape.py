@@ -288,13 +288,19 @@ def should_record(inputs) -> bool:
 _node_classes: dict = {}
 
 
-def node_class(op):
-    """The grad_fn class of ``op``: named as PyTorch names it, holding the op's rules."""
-    cls = _node_classes.get(op)
+def node_class(op, variant=None):
+    """The grad_fn class of ``op`` (or of one of its ``variants``): named as PyTorch names it,
+    holding the op's rules."""
+    key = op if variant is None else (op, variant)
+    cls = _node_classes.get(key)
     if cls is None:
-        cls = _node_classes[op] = type(op.backward_name, (Node,),
-                                       {"__slots__": (), "op": op, "_rules": op.vjp})
+        name = op.backward_name if variant is None else op.variants.get(variant, op.backward_name)
+        cls = _node_classes[key] = type(name, (Node,), {"__slots__": (), "op": op, "_rules": op.vjp})
     return cls
+
+
+def _operand_kinds(inputs) -> str:
+    return "".join("t" if hasattr(x, "_storage") else "s" for x in inputs)
 
 
 class _Geometry:
@@ -343,10 +349,14 @@ class _Geometry:
 _NO_EDGE = (None, 0)
 
 
-def record(op, inputs, result, params=None, outputs=None):
-    """Append one tape entry: ``result`` (or each of ``outputs``) gets the new node as grad_fn."""
-    cls = _node_classes.get(op)
-    node = (cls if cls is not None else node_class(op))()
+def record(op, inputs, result, params=None, outputs=None, variant=None):
+    """Append one tape entry: ``result`` (or each of ``outputs``) gets the new node as grad_fn;
+    ``variant`` picks the node's name among the op's ``variants``."""
+    if op.variants:
+        node = node_class(op, _operand_kinds(inputs) if variant is None else variant)()
+    else:
+        cls = _node_classes.get(op)
+        node = (cls if cls is not None else node_class(op))()
     nexts = []
     metas = []
     live = 0  # bit k set: input k has an edge

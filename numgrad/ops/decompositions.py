@@ -267,36 +267,58 @@ def cholesky(A, *, upper=False, out=None):
 
 # ------------------------------------------------------------------------------ qr
 
-def _qr_vjp(g, ans, a, mode, layout):
+def _qr_check(a, mode):
     m, n = a._shape[-2:]
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                           "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+                           "linalg.qr.")
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
-    if m < n:
-        raise NotImplementedError("linalg.qr: the derivative is implemented only for matrices with "
-                                  "nrows >= ncols")
-    gq, gr = _unpack(g, layout)
-    q, r = _unpack(ans, layout)
+
+
+def _qr_square_vjp(gq, gr, q, r):
+    """The cotangent of A = Q R for R square (k x k), A of k columns."""
     # gA = Q (gR + tril(Q^T gQ - gQ^T Q + R gR^T - gR R^T) R^{-T}) + (gQ - Q Q^T gQ) R^{-T}
     qgq = q.mT @ gq
     rgr = r @ gr.mT
-    low = (qgq - qgq.mT + rgr - rgr.mT) * _tril_mask(n, a)
+    low = (qgq - qgq.mT + rgr - rgr.mT) * _tril_mask(r._shape[-1], r)
     rinv_t = inv(r).mT
     return q @ (gr + low @ rinv_t) + (gq - q @ qgq) @ rinv_t
 
 
-def _qr_jvp(t, ans, a, mode, layout):
-    m, n = a._shape[-2:]
-    if m < n:
-        raise NotImplementedError("linalg.qr: the derivative is implemented only for matrices with "
-                                  "nrows >= ncols")
-    q, r = _unpack(ans, layout)
+def _qr_square_jvp(t, q, r):
+    """(dQ, dR) of A = Q R for R square, given dA."""
     rinv = inv(r)
     x = q.mT @ t @ rinv
-    low = x * _tril_mask(n, a, -1)
+    low = x * _tril_mask(r._shape[-1], r, -1)
     omega = low - low.mT
-    dr = (x - omega) @ r
-    dq = t @ rinv - q @ (x - omega)
-    return _pack((dq, dr), a.ndim - 2)
+    return t @ rinv - q @ (x - omega), (x - omega) @ r
+
+
+def _qr_vjp(g, ans, a, mode, layout):
+    _qr_check(a, mode)
+    m, n = a._shape[-2:]
+    gq, gr = _unpack(g, layout)
+    q, r = _unpack(ans, layout)
+    if m >= n:
+        return _qr_square_vjp(gq, gr, q, r)
+    # A wide A = [X | Y] factors as X = Q U and Y = Q V with V = Q^T Y: X's square rule sees
+    # V's cotangent reach Q, and Y's cotangent is Q gV.
+    y, gv = a.narrow(-1, m, n - m), gr.narrow(-1, m, n - m)
+    gx = _qr_square_vjp(gq + y @ gv.mT, gr.narrow(-1, 0, m), q, r.narrow(-1, 0, m))
+    return _cat_last(gx, q @ gv)
+
+
+def _qr_jvp(t, ans, a, mode, layout):
+    _qr_check(a, mode)
+    m, n = a._shape[-2:]
+    q, r = _unpack(ans, layout)
+    if m >= n:
+        return _pack(_qr_square_jvp(t, q, r), a.ndim - 2)
+    dq, du = _qr_square_jvp(t.narrow(-1, 0, m), q, r.narrow(-1, 0, m))
+    dv = dq.mT @ a.narrow(-1, m, n - m) + q.mT @ t.narrow(-1, m, n - m)
+    return _pack((dq, _cat_last(du, dv)), a.ndim - 2)
 
 
 _qr_op = primitive("linalg_qr", 1, backward_name="LinalgQrBackward0", vjp=(_qr_vjp,), jvp=(_qr_jvp,))

@@ -25,7 +25,7 @@ elementwise("add", lambda x, y: x + y, nin=2,
             jvp=(lambda t, ans, x, y: t, lambda t, ans, x, y: t))
 elementwise("sub", lambda x, y: x - y, nin=2, bool_ok=False,
             vjp=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
-            jvp=(lambda t, ans, x, y: t, lambda t, ans, x, y: -t))
+            jvp=(lambda t, ans, x, y: t, lambda t, ans, x, y: -t), variants={"st": "RsubBackward1"})
 elementwise("mul", lambda x, y: x * y, nin=2, d=(lambda ans, x, y: y, lambda ans, x, y: x))
 elementwise("div", lambda x, y: x / y, nin=2, result="float",
             vjp=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
@@ -56,9 +56,9 @@ def _trunc_divide(x, y):
 
 elementwise("floor_divide", _floor_divide, nin=2, differentiable=False, bool_ok=False)
 elementwise("trunc_divide", _trunc_divide, nin=2, differentiable=False, bool_ok=False)
-elementwise("remainder", _remainder, nin=2, bool_ok=False,
+elementwise("remainder", _remainder, nin=2, bool_ok=False, variants={"tt": "RemainderBackward1"},
             d=(lambda ans, x, y: 1.0 + ans * 0, lambda ans, x, y: -floor_divide(x, y)))
-elementwise("fmod", _fmod, nin=2, bool_ok=False,
+elementwise("fmod", _fmod, nin=2, bool_ok=False, variants={"tt": "FmodBackward1"},
             d=(lambda ans, x, y: 1.0 + ans * 0, lambda ans, x, y: -trunc(x / y)))
 
 
@@ -88,7 +88,8 @@ def _as_tensor_bool(v):
     return tensor(bool(v))
 
 
-elementwise("pow", _pow, nin=2, bool_ok=False, d=(_pow_dx, _pow_dy))
+elementwise("pow", _pow, nin=2, bool_ok=False, d=(_pow_dx, _pow_dy),
+            variants={"tt": "PowBackward1", "st": "PowBackward2"})
 
 
 def _atan2(y, x):
@@ -117,10 +118,12 @@ def _sign(x):
 
 
 elementwise("abs", _abs, bool_ok=False, d=lambda ans, x: sign(x))
-elementwise("sign", _sign, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
+elementwise("sign", _sign, vjp=(_zero,), jvp=(_zero,))
 elementwise("sqrt", lambda x: math.sqrt(x), result="float", d=lambda ans, x: 0.5 / ans)
 elementwise("rsqrt", lambda x: 1.0 / math.sqrt(x), result="float", d=lambda ans, x: -0.5 * ans * ans * ans)
-elementwise("square", lambda x: x * x, bool_ok=False, d=lambda ans, x: 2 * x)
+# PyTorch computes square as pow(x, 2).
+elementwise("square", lambda x: x * x, result="bool_long", d=lambda ans, x: 2 * x,
+            backward_name="PowBackward0")
 elementwise("reciprocal", lambda x: 1.0 / x, result="float", d=lambda ans, x: -ans * ans)
 elementwise("exp", scalar_math.exp, result="float", d=lambda ans, x: ans)
 elementwise("exp2", lambda x: 2.0 ** x, result="float", d=lambda ans, x: ans * _LN2)
@@ -128,7 +131,7 @@ elementwise("expm1", lambda x: math.expm1(x), result="float", d=lambda ans, x: a
 elementwise("log", lambda x: math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan),
             result="float", d=lambda ans, x: 1 / x)
 elementwise("log1p", lambda x: math.log1p(x) if x > -1 else (-math.inf if x == -1 else math.nan),
-            result="float", d=lambda ans, x: 1 / (x + 1))
+            result="float", d=lambda ans, x: 1 / (x + 1), backward_name="Log1PBackward0")
 elementwise("log2", lambda x: math.log2(x) if x > 0 else (-math.inf if x == 0 else math.nan),
             result="float", d=lambda ans, x: 1 / (x * _LN2))
 elementwise("log10", lambda x: math.log10(x) if x > 0 else (-math.inf if x == 0 else math.nan),
@@ -157,7 +160,15 @@ def _relu(x):
     return x if x > 0 else x - x if x == x else x
 
 
-elementwise("relu", _relu, bool_ok=False, d=lambda ans, x: x > 0)
+# ReLU's rules read its result, so the input may be overwritten (relu_); both pass the
+# cotangent where the result is positive (or NaN) in one kernel, as PyTorch's.
+elementwise("relu", _relu, bool_ok=False,
+            vjp=(lambda g, ans, x: threshold_backward(g, ans),),
+            jvp=(lambda t, ans, x: threshold_backward(t, ans),))
+elementwise("threshold_backward", lambda g, y: 0.0 if y <= 0 else g, nin=2, result="floating",
+            vjp=(lambda gg, ans, g, y: threshold_backward(gg, y), None),
+            jvp=(lambda t, ans, g, y: threshold_backward(t, y), None),
+            backward_name="ThresholdBackwardBackward0")
 
 
 def _erf(x):
@@ -260,9 +271,9 @@ def _clamp_max(x, hi):
     return hi if x > hi else x
 
 
-elementwise("clamp_min", _clamp_min, nin=2, bool_ok=False,
+elementwise("clamp_min", _clamp_min, nin=2, variants={"tt": "ClampMinBackward1"},
             d=(lambda ans, x, lo: x >= lo, lambda ans, x, lo: x < lo))
-elementwise("clamp_max", _clamp_max, nin=2, bool_ok=False,
+elementwise("clamp_max", _clamp_max, nin=2, variants={"tt": "ClampMaxBackward1"},
             d=(lambda ans, x, hi: x <= hi, lambda ans, x, hi: x > hi))
 
 
@@ -270,7 +281,7 @@ def _lerp(start, end, weight):
     return start + weight * (end - start)
 
 
-elementwise("lerp", _lerp, nin=3, result="floating",
+elementwise("lerp", _lerp, nin=3, result="floating", variants={"ttt": "LerpBackward1"},
             d=(lambda ans, s, e, w: 1 - w, lambda ans, s, e, w: w + ans * 0, lambda ans, s, e, w: e - s))
 
 
@@ -319,3 +330,4 @@ elementwise("copy", lambda x: x, result="same", vjp=(lambda g, ans, x: g,), jvp=
             backward_name="ToCopyBackward0")
 
 from .functional_elementwise import *  # noqa: E402,F401,F403  (rules above call these by name)
+from .functional_elementwise import threshold_backward  # noqa: E402

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .. import dtypes
+from ..tensor import Tensor
 from .registry import OPS, run_elementwise, torch_type_name
 
 __all__ = []
@@ -62,6 +63,11 @@ acosh = _unary("acosh", "Inverse hyperbolic cosine of each element.")
 atanh = _unary("atanh", "Inverse hyperbolic tangent of each element.")
 sigmoid = _unary("sigmoid", "Logistic sigmoid 1 / (1 + exp(-x)) of each element, computed without overflow.")
 relu = _unary("relu", "max(x, 0) of each element.")
+
+
+def threshold_backward(grad, result):
+    """``grad`` where ``result`` is positive or NaN, 0 elsewhere: the cotangent through a ReLU."""
+    return run_elementwise(OPS["threshold_backward"], (grad, result))
 erf = _unary("erf", "Error function of each element.")
 erfc = _unary("erfc", "Complementary error function of each element.")
 ceil = _unary("ceil", "Smallest integer not less than each element.")
@@ -276,9 +282,11 @@ def clamp(input, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if max is None:
-        return run_elementwise(OPS["clamp_min"], (input, min), out)
+        return clamp_min(input, min, out=out)
     if min is None:
-        return run_elementwise(OPS["clamp_max"], (input, max), out)
+        return clamp_max(input, max, out=out)
+    scalars = not isinstance(min, Tensor) and not isinstance(max, Tensor)
+    _check_bool_clamp(input, (min, max), "clamp_scalar" if scalars else "clamp")
     return run_elementwise(OPS["clamp_max"], (run_elementwise(OPS["clamp_min"], (input, min)), max), out)
 
 
@@ -289,13 +297,24 @@ __all__.append("clip")
 @_public
 def clamp_min(input, min, *, out=None):
     """clamp_min(input, min) -> Tensor: max(input, min) elementwise, NaN propagating."""
+    _check_bool_clamp(input, (min,), "clamp_min_scalar")
     return run_elementwise(OPS["clamp_min"], (input, min), out)
 
 
 @_public
 def clamp_max(input, max, *, out=None):
     """clamp_max(input, max) -> Tensor: min(input, max) elementwise, NaN propagating."""
+    _check_bool_clamp(input, (max,), "clamp_max_scalar")
     return run_elementwise(OPS["clamp_max"], (input, max), out)
+
+
+def _check_bool_clamp(input, bounds, kernel):
+    # PyTorch clamps bool by bool only through clamp_min/clamp_max with a tensor bound.
+    if kernel != "clamp" and isinstance(bounds[0], Tensor):
+        return
+    if isinstance(input, Tensor) and input.dtype is dtypes.bool and \
+            dtypes.result_type(input, *bounds) is dtypes.bool:
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'Bool\'')
 
 
 @_public

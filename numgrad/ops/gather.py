@@ -10,12 +10,16 @@ from ..autograd import tape
 from .registry import primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
-           "index_copy", "index_fill", "take", "put", "take_along_dim"]
+           "index_copy", "index_fill", "index_reduce", "take", "put", "take_along_dim"]
 
 _INT_INDEX = (dtypes.int64, dtypes.int32)
 
 
-def _kernels():
+def _kernels(t=None):
+    """The index kernels of ``t``'s device (the CPU's without ``t``)."""
+    if t is not None and t.device.type == "cuda":
+        from ..backends.cuda import index
+        return index
     from ..backends.cpu import index
     return index
 
@@ -65,7 +69,7 @@ def _check_index(index, opname, allowed=_INT_INDEX, exc=RuntimeError):
 
 
 def _check_range(index, dim, size, exc=RuntimeError, lo=0):
-    bad = _kernels().first_out_of_range(index, lo, size)
+    bad = _kernels(index).first_out_of_range(index, lo, size)
     if bad is not None:
         raise exc(f"index {bad} is out of bounds for dimension {dim} with size {size}")
 
@@ -119,7 +123,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     result = _tensor_type()._empty(index._shape, input.dtype, input.device)
     src_strides, ds = _dim_strides(x, d)
     r = result.reshape(idx._shape)
-    _kernels().run_gather(r, r._strides, idx, idx._strides, x, src_strides, ds)
+    _kernels(r).run_gather(r, r._strides, idx, idx._strides, x, src_strides, ds)
     return _write_out(_record(_gather_op, (input,), result, {"dim": d, "index": index}), out)
 
 
@@ -165,11 +169,19 @@ _REDUCE_MODE = {None: 0, "add": 1, "sum": 1, "multiply": 2, "prod": 2}
 
 def _scatter_raw(self, dim, index, src, mode, opname="scatter"):
     """Validate, then scatter ``src`` (a tensor or a number) into ``self`` in place."""
+    args = _scatter_args(self, dim, index, src, opname)
+    if args is not None:
+        _kernels(args[0]).run_scatter(*args, mode)
+
+
+def _scatter_args(self, dim, index, src, opname):
+    """Validate a scatter of ``src`` into ``self``: the kernel's arguments but its mode, or None
+    when there is nothing to scatter."""
     _check_index(index, opname)
     x, idx = _as_nd(self), _as_nd(index)
     d = shapes.normalize_dim(dim, x.ndim)
     if idx.numel() == 0:
-        return
+        return None
     _check_gather_shapes(x, d, idx, opname)
     Tensor = _tensor_type()
     if isinstance(src, Tensor):
@@ -187,7 +199,7 @@ def _scatter_raw(self, dim, index, src, mode, opname="scatter"):
         src_strides = (0,) * idx.ndim
     _check_range(idx, d, x._shape[d])
     out_strides, ds = _dim_strides(x, d)
-    _kernels().run_scatter(x, idx._shape, out_strides, idx, idx._strides, s, src_strides, ds, mode)
+    return x, idx._shape, out_strides, idx, idx._strides, s, src_strides, ds
 
 
 def _reduce_mode(reduce):
@@ -241,15 +253,6 @@ def scatter_add_(input, dim, index, src):
                      lambda s: scatter_add(s, dim, index, src), input, (), (src,))
 
 
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """scatter_reduce(input, dim, index, src, reduce) -> Tensor with reduce 'sum' or 'prod'."""
-    if reduce == "sum" and include_self:
-        return scatter_add(input, dim, index, src)
-    if reduce != "prod" or not include_self:
-        raise NotImplementedError(f"scatter_reduce: reduce={reduce!r}, include_self={include_self} is not supported")
-    return scatter(input, dim, index, src, reduce="multiply")
-
-
 # ----------------------------------------------------------------------------------- index_*
 
 _index_select_op = primitive(
@@ -299,7 +302,7 @@ def index_select(input, dim, index, *, out=None):
     r = result if input.ndim else result.reshape(shape)
     src_strides, ds = _dim_strides(x, d)
     idx_strides = tuple(idx._strides[0] if k == d else 0 for k in range(x.ndim))
-    _kernels().run_gather(r, r._strides, idx, idx_strides, x, src_strides, ds)
+    _kernels(r).run_gather(r, r._strides, idx, idx_strides, x, src_strides, ds)
     return _write_out(_record(_index_select_op, (input,), result, {"dim": d, "index": index}), out)
 
 
@@ -339,7 +342,7 @@ def _index_put_along(self, dim, index, source, mode, opname):
     _check_range(idx, d, x._shape[d], IndexError)
     out_strides, ds = _dim_strides(x, d)
     idx_strides = tuple(idx._strides[0] if k == d else 0 for k in range(x.ndim))
-    _kernels().run_scatter(x, shape, out_strides, idx, idx_strides, src, src_strides, ds, mode)
+    _kernels(x).run_scatter(x, shape, out_strides, idx, idx_strides, src, src_strides, ds, mode)
 
 
 def index_add(input, dim, index, source, *, alpha=1):
@@ -411,7 +414,7 @@ _put_op = primitive(
 def _flat_index(index, numel, opname):
     """``index`` as wrapped contiguous int64, validated against ``numel`` elements."""
     _check_index(index, opname, (dtypes.int64,), exc=IndexError)
-    bad = _kernels().first_out_of_range(index, -numel, numel)
+    bad = _kernels(index).first_out_of_range(index, -numel, numel)
     if bad is not None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {numel} elements.")
     from .functional_elementwise import remainder
@@ -427,7 +430,7 @@ def take(input, index):
     result = _tensor_type()._empty(index._shape, input.dtype, input.device)
     r = result.reshape(-1)
     i = idx.reshape(-1)
-    _kernels().run_gather(r, r._strides, i, i._strides, x, (0,), x._strides[0] if x.ndim else 1)
+    _kernels(r).run_gather(r, r._strides, i, i._strides, x, (0,), x._strides[0] if x.ndim else 1)
     return _record(_take_op, (input,), result, {"index": idx})
 
 
@@ -445,7 +448,7 @@ def _put_raw(self, index, source, accumulate):
     flat = target.reshape(-1)
     i = idx.reshape(-1)
     s = source.reshape(-1)
-    _kernels().run_scatter(flat, i._shape, (0,), i, i._strides, s, s._strides, 1, 1 if accumulate else 0)
+    _kernels(flat).run_scatter(flat, i._shape, (0,), i, i._strides, s, s._strides, 1, 1 if accumulate else 0)
     if target is not self:
         self._write(target)
 
@@ -465,12 +468,14 @@ def put_(input, index, source, accumulate=False):
                      lambda s: put(s, index, source, accumulate), input, (), (source,))
 
 
-# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
+from .scatter_reduce import index_reduce, index_reduce_, scatter_reduce, scatter_reduce_  # noqa: E402,F401
+
+# CUDA tensors run scatter_reduce's CPU kernels on host copies (see backends/cuda/fallback.py);
+# the other ops here run the CUDA index kernels.
 from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
-_host_fallback(globals(), ['gather', 'scatter', 'scatter_add', 'scatter_reduce', 'index_select',
-               'index_add', 'index_copy', 'index_fill', 'take', 'put'], inplace=['scatter_',
-               'scatter_add_', 'index_add_', 'index_copy_', 'index_fill_', 'put_'])
+_host_fallback(globals(), ['scatter_reduce', 'index_reduce'], inplace=['scatter_reduce_', 'index_reduce_'])
 
 
-TENSOR_METHODS = {"scatter_": scatter_, "scatter_add_": scatter_add_, "index_add_": index_add_,
-                  "index_copy_": index_copy_, "index_fill_": index_fill_, "put_": put_}
+TENSOR_METHODS = {"scatter_": scatter_, "scatter_add_": scatter_add_, "scatter_reduce_": scatter_reduce_,
+                  "index_add_": index_add_, "index_copy_": index_copy_, "index_fill_": index_fill_,
+                  "index_reduce_": index_reduce_, "put_": put_}

@@ -15,9 +15,27 @@ TENSOR_METHODS = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", 
                   "baddbmm", "addbmm", "kron"]
 INPLACE_METHODS = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 
+
+
+def _column_major(x) -> bool:
+    """Whether matrix ``x`` is laid out as the transpose of a contiguous one (a weight used as
+    ``weight.t()``)."""
+    return x.ndim == 2 and x._strides[0] == 1 and x._strides[1] == x._shape[0] and x._shape[0] > 1
+
+
 # The cotangent of a batched product is itself a batched product; the engine sums it over any
-# batch dims that were broadcast.
-_MM_VJP = (lambda g, ans, a, b: matmul(g, b.mT), lambda g, ans, a, b: matmul(a.mT, g))
+# batch dims that were broadcast. A column-major operand gets its cotangent computed transposed,
+# so that it has the operand's layout (as PyTorch's): the gradient of a weight used as
+# ``weight.t()`` comes out contiguous, and the optimizer's updates of it run on contiguous memory.
+def _mm_vjp_a(g, ans, a, b):
+    return matmul(b, g.mT).mT if _column_major(a) else matmul(g, b.mT)
+
+
+def _mm_vjp_b(g, ans, a, b):
+    return matmul(g.mT, a).mT if _column_major(b) else matmul(a.mT, g)
+
+
+_MM_VJP = (_mm_vjp_a, _mm_vjp_b)
 _MM_JVP = (lambda t, ans, a, b: matmul(t, b), lambda t, ans, a, b: matmul(a, t))
 _mm_op = primitive("mm", 2, vjp=_MM_VJP, jvp=_MM_JVP)
 _bmm_op = primitive("bmm", 2, vjp=_MM_VJP, jvp=_MM_JVP)
@@ -61,27 +79,11 @@ def _product(op, a, b, out_shape):
     """Run the batched product kernel for ``a`` (…, M, K) and ``b`` (…, K, N) and record ``op``."""
     if _profiler.enabled:
         return _profiler.timed("aten::" + op.name, _run_product, op, a, b, out_shape)
-    if a._storage.device is CPU and b._storage.device is CPU and not tape._dual_levels[0]:
-        key = (op, a.dtype, a._shape, a._strides, b._shape, b._strides)
-        plan = _plans.get(key)
-        if plan is None:
-            if len(_plans) >= _PLANS_MAX:
-                _plans.clear()
-            plan = _plans[key] = _cpu_kernels.bmm_plan(a, b, out_shape) or False
-        if plan:
-            result = plan(a, b)
-            if tape.should_record((a, b)):
-                tape.record(op, (a, b), result)
-            return result
     return _run_product(op, a, b, out_shape)
 
 
 def _run_product(op, a, b, out_shape):
-    from ..tensor import Tensor
-    from .registry import check_devices
-    device = check_devices((a, b))
-    result = Tensor._empty(out_shape, a.dtype, device)
-    _kernels(device).bmm(a, b, result)
+    result = _raw_product(a, b, out_shape)
     if tape.should_record((a, b)):
         tape.record(op, (a, b), result)
     if tape.has_tangents((a, b)):
@@ -89,9 +91,27 @@ def _run_product(op, a, b, out_shape):
     return result
 
 
+def _raw_product(a, b, out_shape):
+    """The batched product of ``a`` (…, M, K) and ``b`` (…, K, N), outside the graph."""
+    if a._storage.device is CPU and b._storage.device is CPU:
+        key = (a.dtype, a._shape, a._strides, b._shape, b._strides)
+        plan = _plans.get(key)
+        if plan is None:
+            if len(_plans) >= _PLANS_MAX:
+                _plans.clear()
+            plan = _plans[key] = _cpu_kernels.bmm_plan(a, b, out_shape) or False
+        if plan:
+            return plan(a, b)
+    from ..tensor import Tensor
+    from .registry import check_devices
+    device = check_devices((a, b))
+    result = Tensor._empty(out_shape, a.dtype, device)
+    _kernels(device).bmm(a, b, result)
+    return result
 
-def mm(input, mat2, *, out=None):
-    """mm(input, mat2) -> Tensor: the product of an (n x m) and an (m x p) matrix."""
+
+
+def _check_mm(input, mat2):
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
@@ -100,6 +120,11 @@ def mm(input, mat2, *, out=None):
     if input._shape[1] != mat2._shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(input._shape)} and "
                            f"{_shape_str(mat2._shape)})")
+
+
+def mm(input, mat2, *, out=None):
+    """mm(input, mat2) -> Tensor: the product of an (n x m) and an (m x p) matrix."""
+    _check_mm(input, mat2)
     return _write_out(_product(_mm_op, input, mat2, (input._shape[0], mat2._shape[1])), out)
 
 
@@ -262,11 +287,39 @@ def _same_dtype3(name, input, a, b):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * (mat1 @ mat2)."""
-    p = mm(mat1, mat2)
+    _check_mm(mat1, mat2)
     if input.dtype is not mat1.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {torch_type_name(input.dtype)} "
                            f"and {torch_type_name(mat1.dtype)}")
-    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+    shape = (mat1._shape[0], mat2._shape[1])
+    bias = input.detach().expand(shape)
+    # One node, as PyTorch's: the sum is formed in place in the fresh product.
+    r = _raw_product(mat1.detach(), mat2.detach(), shape)
+    if alpha != 1:
+        r.mul_(alpha)
+    if beta != 0:
+        r.add_(bias, alpha=beta)
+    inputs = (input, mat1, mat2)
+    params = {"beta": beta, "alpha": alpha}
+    if tape.should_record(inputs):
+        tape.record(_addmm_op, inputs, r, params)
+    if tape.has_tangents(inputs):
+        tape.forward_jvp(_addmm_op, inputs, r, params)
+    return _write_out(r, out)
+
+
+def _times(x, s):
+    return x if s == 1 else x * s
+
+
+_addmm_op = primitive(
+    "addmm", 3,
+    vjp=(lambda g, ans, bias, a, b, beta, alpha: _times(g, beta),
+         lambda g, ans, bias, a, b, beta, alpha: _times(_mm_vjp_a(g, None, a, b), alpha),
+         lambda g, ans, bias, a, b, beta, alpha: _times(_mm_vjp_b(g, None, a, b), alpha)),
+    jvp=(lambda t, ans, bias, a, b, beta, alpha: _times(t.expand(ans._shape), beta),
+         lambda t, ans, bias, a, b, beta, alpha: _times(matmul(t, b), alpha),
+         lambda t, ans, bias, a, b, beta, alpha: _times(matmul(a, t), alpha)))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):

@@ -210,8 +210,11 @@ def repeat(input, *sizes):
     for r, s in zip(sizes, shape):
         expanded += [r, s]
     x = input.reshape(interleaved).expand(expanded)
-    return x.reshape([r * s for r, s in zip(sizes, shape)]) if x.numel() else \
-        _empty_like_shape(input, [r * s for r, s in zip(sizes, shape)])
+    if not x.numel():
+        return _empty_like_shape(input, [r * s for r, s in zip(sizes, shape)])
+    out = x.reshape([r * s for r, s in zip(sizes, shape)])
+    # The reshape may merge dims into a view of the input (zero strides included); repeat copies.
+    return out.clone() if out._storage is input._storage else out
 
 
 def _empty_like_shape(input, shape):

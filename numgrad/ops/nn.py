@@ -7,6 +7,7 @@ which makes convolution and pooling differentiable through one pair of kernels.
 """
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 from .. import dtypes, shapes
@@ -14,7 +15,7 @@ from ..autograd import profiler as _profiler
 from ..autograd import tape
 from .registry import primitive
 
-__all__ = ["softmax", "log_softmax", "im2col", "col2im", "constant_pad", "Geometry"]
+__all__ = ["softmax", "log_softmax", "class_nll", "im2col", "col2im", "max_pool2d", "constant_pad", "Geometry"]
 
 Geometry = namedtuple("Geometry", "N C H W kh kw sh sw ph pw dh dw oh ow")
 Geometry.__doc__ = """The windows of a (N, C, H, W) input: kernel (kh, kw), stride (sh, sw),
@@ -26,8 +27,15 @@ _softmax = primitive(
     jvp=(lambda t, ans, x, dim: ans * (t - (t * ans).sum(dim, keepdim=True)),))
 _log_softmax = primitive(
     "log_softmax", 1, backward_name="LogSoftmaxBackward0",
-    vjp=(lambda g, ans, x, dim: g - ans.exp() * g.sum(dim, keepdim=True),),
+    vjp=(lambda g, ans, x, dim: log_softmax_backward(g, ans, dim),),
     jvp=(lambda t, ans, x, dim: t - (ans.exp() * t).sum(dim, keepdim=True),))
+# g - exp(y) * sum(g): the cotangent of log_softmax's input, as an op of its own (one kernel).
+_log_softmax_backward = primitive(
+    "log_softmax_backward", 2, backward_name="LogSoftmaxBackwardDataBackward0",
+    vjp=(lambda v, ans, g, y, dim: v - (v * y.exp()).sum(dim, keepdim=True),
+         lambda v, ans, g, y, dim: -(v * y.exp()) * g.sum(dim, keepdim=True)),
+    jvp=(lambda t, ans, g, y, dim: t - y.exp() * t.sum(dim, keepdim=True),
+         lambda t, ans, g, y, dim: -(t * y.exp()) * g.sum(dim, keepdim=True)))
 _im2col = primitive(
     "im2col", 1, backward_name="Im2ColBackward0",
     vjp=(lambda g, ans, x, geom, pad_value: col2im(g, geom),),
@@ -70,7 +78,7 @@ def _rowwise(op, x, dim, dtype, log: bool):
     total = out.numel()
     if total:
         k = _kernels()
-        if total >= k.PARALLEL_THRESHOLD and total // n > 1:
+        if total // n > 1 and k.parallel(total):
             k.softmax_rows_par(last._storage.data, last._offset, out._storage.data, total // n, n, log,
                                min(total // n, _threads()))
         else:
@@ -119,12 +127,30 @@ def log_softmax(input, dim, dtype=None):
     return _rowwise(_log_softmax, input, dim, dtype, True)
 
 
+def log_softmax_backward(grad, output, dim):
+    """grad - exp(output) * grad.sum(dim): the cotangent of log_softmax's input given that of
+    its ``output``; one kernel for contiguous float32/float64 CPU rows along the last dim."""
+    from ..tensor import Tensor
+    fast = (dim == output.ndim - 1 and output.ndim and grad._shape == output._shape
+            and output.device.type == "cpu" and grad.dtype is output.dtype
+            and output.dtype in (dtypes.float32, dtypes.float64)
+            and grad.is_contiguous() and output.is_contiguous())
+    if not fast:
+        return grad - output.exp() * grad.sum(dim, keepdim=True)
+    n = output._shape[-1]
+    out = Tensor._empty(output._shape, output.dtype, output.device)
+    if out.numel():
+        _kernels().log_softmax_backward_rows(grad._storage.data, grad._offset, output._storage.data,
+                                             output._offset, out._storage.data, out.numel() // n, n)
+    return _finish(_log_softmax_backward, (grad, output), out, {"dim": dim})
+
+
 def im2col(x, geom: Geometry, pad_value: float = 0.0):
-    """The sliding windows of a (N, C, H, W) tensor as a contiguous (N, oh*ow, C*kh*kw) tensor;
-    taps in the padding read ``pad_value``."""
+    """The sliding windows of a (N, C, H, W) tensor as the columns of a contiguous
+    (N, C*kh*kw, oh*ow) tensor (PyTorch's unfold layout); taps in the padding read ``pad_value``."""
     from ..tensor import Tensor
     g = geom
-    out = Tensor._empty((g.N, g.oh * g.ow, g.C * g.kh * g.kw), x.dtype, x.device)
+    out = Tensor._empty((g.N, g.C * g.kh * g.kw, g.oh * g.ow), x.dtype, x.device)
     if out.numel():
         src = x.detach() if x.dtype is not dtypes.float16 else x.detach().float()
         buf = out if x.dtype is not dtypes.float16 else Tensor._empty(out._shape, dtypes.float32, x.device)
@@ -132,7 +158,7 @@ def im2col(x, geom: Geometry, pad_value: float = 0.0):
         k = _kernels()
         args = (g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, pad_value,
                 buf._storage.data)
-        if out.numel() >= k.PARALLEL_THRESHOLD and g.N > 1:
+        if g.N > 1 and k.parallel(out.numel()):
             k.im2col_par(src._storage.data, src._offset, sn, sc, sh, sw, g.N, *args)
         else:
             k.im2col(src._storage.data, src._offset, sn, sc, sh, sw, 0, g.N, *args)
@@ -142,7 +168,7 @@ def im2col(x, geom: Geometry, pad_value: float = 0.0):
 
 
 def col2im(cols, geom: Geometry):
-    """The adjoint of :func:`im2col`: sums window rows (N, oh*ow, C*kh*kw) back into a
+    """The adjoint of :func:`im2col`: sums window columns (N, C*kh*kw, oh*ow) back into a
     (N, C, H, W) tensor."""
     from ..creation import zeros
     g = geom
@@ -154,7 +180,7 @@ def col2im(cols, geom: Geometry):
             src = src.to(compute)
         k = _kernels()
         args = (g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, out._storage.data)
-        if src.numel() >= k.PARALLEL_THRESHOLD and g.N > 1:
+        if g.N > 1 and k.parallel(src.numel()):
             k.col2im_par(src._storage.data, src._offset, g.N, *args)
         else:
             k.col2im(src._storage.data, src._offset, 0, g.N, *args)
@@ -189,6 +215,112 @@ def constant_pad(x, pads, value):
     return _finish(_constant_pad, (x,), out, {"pads": tuple(pads), "value": value})
 
 
+
+# ------------------------------------------------------------------------------- max pooling
+
+def _pick_windows(t, indices, geom):
+    """The entries of a (N, C, H, W) tensor at each window's maximum: (N, C, oh, ow)."""
+    g = geom
+    return t.reshape(g.N * g.C, g.H * g.W).gather(1, indices).reshape(g.N, g.C, g.oh, g.ow)
+
+
+_max_pool2d = primitive(
+    "max_pool2d", 1, backward_name="MaxPool2DWithIndicesBackward0",
+    vjp=(lambda g, ans, x, indices, geom: max_pool2d_backward(g, indices, geom),),
+    jvp=(lambda t, ans, x, indices, geom: _pick_windows(t, indices, geom),))
+_max_pool2d_backward = primitive(
+    "max_pool2d_backward", 1, backward_name="MaxPool2DWithIndicesBackwardBackward0",
+    vjp=(lambda gg, ans, g, indices, geom: _pick_windows(gg, indices, geom),),
+    jvp=(lambda t, ans, g, indices, geom: max_pool2d_backward(t, indices, geom),))
+
+
+def max_pool2d(x, geom: Geometry):
+    """(values, indices): each window's maximum of a (N, C, H, W) tensor, (N, C, oh, ow), and
+    the flat position y * W + x of its first maximum, (N*C, oh*ow) int64; a NaN wins."""
+    from ..tensor import Tensor
+    g = geom
+    if x.dtype is dtypes.float16:
+        values, indices = max_pool2d(x.float(), geom)
+        return values.half(), indices
+    values = Tensor._empty((g.N, g.C, g.oh, g.ow), x.dtype, x.device)
+    indices = Tensor._empty((g.N * g.C, g.oh * g.ow), dtypes.int64, x.device)
+    if values.numel():
+        sn, sc, sh, sw = x._strides
+        _kernels().max_pool(x._storage.data, x._offset, sn, sc, sh, sw, g.N, g.C, g.H, g.W, g.kh, g.kw,
+                            g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, values._storage.data,
+                            indices._storage.data)
+    return _finish(_max_pool2d, (x,), values, {"indices": indices, "geom": geom}), indices
+
+
+def max_pool2d_backward(grad, indices, geom: Geometry):
+    """The adjoint of picking each window's maximum: ``grad`` (N, C, oh, ow) added at the
+    maxima's positions of a zero (N, C, H, W) tensor."""
+    from ..creation import zeros
+    g = geom
+    compute = dtypes.float32 if grad.dtype is dtypes.float16 else grad.dtype
+    out = zeros((g.N, g.C, g.H, g.W), dtype=compute, device=grad.device)
+    if grad.numel():
+        src = grad.detach().reshape(g.N * g.C, g.oh * g.ow)
+        if src.dtype is not compute:
+            src = src.to(compute)
+        _kernels().max_pool_backward(src._storage.data, src._offset, src._strides[0], src._strides[1],
+                                     indices._storage.data, g.N * g.C, g.oh * g.ow, g.H * g.W,
+                                     out._storage.data)
+    if compute is not grad.dtype:
+        out = out.to(grad.dtype)
+    return _finish(_max_pool2d_backward, (grad,), out, {"indices": indices, "geom": geom})
+
+
+# ------------------------------------------------------------------------ negative log-likelihood
+
+def _nll_grad(g, logp, rows, weights, reduction):
+    # g times the constant Jacobian, so that the rule stays differentiable in g.
+    from ..creation import zeros
+    jac = zeros(logp._shape, dtype=logp.dtype, device=logp.device)
+    _kernels().nll_mask(rows._storage.data, weights._storage.data, logp._shape[1], jac._storage.data)
+    return (g.unsqueeze(1) if reduction == "none" else g) * jac
+
+
+def _nll_tangent(t, rows, weights, reduction):
+    picked = t.gather(1, rows).squeeze(1).neg() * weights
+    return picked if reduction == "none" else picked.sum()
+
+
+_nll = primitive(
+    "nll_loss", 1, backward_name="NllLossBackward0",
+    vjp=(lambda g, ans, logp, rows, weights, reduction: _nll_grad(g, logp, rows, weights, reduction),),
+    jvp=(lambda t, ans, logp, rows, weights, reduction: _nll_tangent(t, rows, weights, reduction),))
+
+
+def class_nll(logp, target, reduction: str, ignore_index: int):
+    """nll_loss of (N, C) float32/float64 CPU log-probabilities ``logp`` and (N,) class indices
+    ``target``, without class weights, in one pass (validating the targets on the way).
+
+    The mean divides by the number of samples not ignored (NaN if none is left, as PyTorch)."""
+    from ..tensor import Tensor
+    n, n_classes = logp._shape
+    losses = Tensor._empty((n,), logp.dtype, logp.device)
+    rows = Tensor._empty((n, 1), dtypes.int64, logp.device)
+    weights = Tensor._empty((n,), logp.dtype, logp.device)
+    total, count, bad = _kernels().nll_rows(
+        logp._storage.data, logp._offset, logp._strides[0], logp._strides[1], target._storage.data,
+        target._offset, target._strides[0], n_classes, ignore_index, losses._storage.data, rows._storage.data,
+        weights._storage.data)
+    if bad >= 0:
+        raise IndexError(f"Target {int(target[bad].item())} is out of bounds.")
+    if reduction == "none":
+        out, scale = losses, 1.0
+    else:
+        scale = 1.0 if reduction == "sum" else (1.0 / count if count else math.nan)
+        out = Tensor._empty((), logp.dtype, logp.device)
+        out._storage.data[out._offset] = total * scale
+    inputs = (logp,)
+    if not (tape.should_record(inputs) or tape.has_tangents(inputs)):
+        return out
+    if scale != 1.0:
+        weights.mul_(scale)
+    return _finish(_nll, inputs, out, {"rows": rows, "weights": weights, "reduction": reduction})
+
 # CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
 from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
-_host_fallback(globals(), ['im2col', 'col2im'])
+_host_fallback(globals(), ['im2col', 'col2im', 'max_pool2d', 'max_pool2d_backward'])

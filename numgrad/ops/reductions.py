@@ -142,10 +142,13 @@ def _min_combine(acc, x):
     return acc
 
 
-_sum = reduction("sum", lambda acc, x: acc + x, reassoc=True, vjp=(_sum_vjp,), jvp=(_sum_jvp,))
-_prod = reduction("prod", lambda acc, x: acc * x, vjp=(_prod_vjp,), jvp=(_prod_jvp,))
-_amax = reduction("amax", _max_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,))
-_amin = reduction("amin", _min_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,))
+# Variants: "dim" for a reduction over given dims, the public name for max() and min().
+_sum = reduction("sum", lambda acc, x: acc + x, reassoc=True, vjp=(_sum_vjp,), jvp=(_sum_jvp,),
+                 variants={"dim": "SumBackward1"})
+_prod = reduction("prod", lambda acc, x: acc * x, vjp=(_prod_vjp,), jvp=(_prod_jvp,),
+                  variants={"dim": "ProdBackward1"})
+_amax = reduction("amax", _max_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,), variants={"max": "MaxBackward1"})
+_amin = reduction("amin", _min_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,), variants={"min": "MinBackward1"})
 _any = reduction("any", lambda acc, x: acc or x != 0, differentiable=False)
 _all = reduction("all", lambda acc, x: acc and x != 0, differentiable=False)
 
@@ -197,7 +200,8 @@ def run_reduction(op, x, dim=None, keepdim=False, dtype=None, name=None):
             run, dims = plan
             result = run(x)
             if op.differentiable and tape.should_record((x,)):
-                tape.record(op, (x,), result, {"dims": dims, "keepdim": keepdim, "dtype": dtype})
+                tape.record(op, (x,), result, {"dims": dims, "keepdim": keepdim, "dtype": dtype},
+                            variant="dim" if dim is not None else name)
             return result
     return _run_reduction(op, x, dim, keepdim, dtype, name)
 
@@ -230,7 +234,7 @@ def _run_reduction(op, x, dim, keepdim, dtype, name):
                                       _reduced_shape(x._shape, dims, keepdim), acc)
     params = {"dims": dims, "keepdim": keepdim, "dtype": dtype}
     if op.differentiable and tape.should_record((x,)):
-        tape.record(op, (x,), result, params)
+        tape.record(op, (x,), result, params, variant="dim" if dim is not None else name)
     if tape.has_tangents((x,)):
         tape.forward_jvp(op, (x,), result, params)
     return result

@@ -43,8 +43,11 @@ class Op:
     math: Optional[Callable] = None
     vjp: tuple = ()
     jvp: tuple = ()
-    result: str = "promote"            # dtype policy: promote | float | floating | bool | integral | same
+    result: str = "promote"            # dtype policy: promote | float | floating | bool | bool_long | integral | same
     backward_name: str = ""
+    # PyTorch names a node per overload (SumBackward0 for a full sum, SumBackward1 over dims):
+    # variant -> name; elementwise variants are the operand kinds, 't' tensor, 's' scalar ("st").
+    variants: dict = field(default_factory=dict)
     source_file: str = ""
     kind: str = "elementwise"
     differentiable: bool = True
@@ -89,14 +92,15 @@ def _tagged(rule, d):
 
 def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jvp=None,
                 result: str = "promote", differentiable: bool = True, bool_ok: bool = True,
-                backward_name: str = "") -> Op:
+                backward_name: str = "", variants=None) -> Op:
     """Declare an elementwise op from its scalar ``math``.
 
     Give either ``d`` (the local derivative per input, from which both rules follow) or explicit
     ``vjp``/``jvp`` tuples. ``result`` says how the compute dtype follows from the inputs:
     ``promote`` (PyTorch's result_type), ``float`` (integers promote to the default float),
     ``floating`` (floating inputs only),
-    ``bool`` (compute promoted, return bool) or ``integral`` (bool and integer dtypes only).
+    ``bool`` (compute promoted, return bool), ``bool_long`` (promote, but bool computes in int64,
+    as ``pow(x, 2)`` does) or ``integral`` (bool and integer dtypes only).
     """
     if d is not None:
         if not isinstance(d, tuple):
@@ -107,25 +111,25 @@ def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jv
     return register(Op(name=name, nin=nin, math=math, vjp=tuple(vjp or (None,) * nin),
                        jvp=tuple(jvp or (None,) * nin), result=result, source_file=_caller_file(),
                        differentiable=differentiable and any(r is not None for r in (vjp or ())),
-                       bool_ok=bool_ok, backward_name=backward_name))
+                       bool_ok=bool_ok, backward_name=backward_name, variants=variants or {}))
 
 
 def primitive(name: str, nin: int, *, vjp=(), jvp=(), kind: str = "composite",
-              differentiable: bool = True, backward_name: str = "") -> Op:
+              differentiable: bool = True, backward_name: str = "", variants=None) -> Op:
     """Declare a non-elementwise op (a reduction, a view, a data movement): rules only; the
     forward lives in the function that calls :func:`record`."""
     return register(Op(name=name, nin=nin, vjp=tuple(vjp), jvp=tuple(jvp), kind=kind,
                        source_file=_caller_file(), differentiable=differentiable,
-                       backward_name=backward_name))
+                       backward_name=backward_name, variants=variants or {}))
 
 
 def reduction(name: str, combine: Callable, *, vjp=(), jvp=(), reassoc: bool = False,
-              differentiable: bool = True, backward_name: str = "") -> Op:
+              differentiable: bool = True, backward_name: str = "", variants=None) -> Op:
     """Declare a reduction from its ``combine(acc, x)`` body; ``reassoc`` lets the compiler
     reorder the accumulation (sums) for vectorization."""
     return register(Op(name=name, nin=1, combine=combine, vjp=tuple(vjp), jvp=tuple(jvp),
                        kind="reduction", source_file=_caller_file(), differentiable=differentiable,
-                       backward_name=backward_name, extra={"reassoc": reassoc}))
+                       backward_name=backward_name, variants=variants or {}, extra={"reassoc": reassoc}))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,6 +153,8 @@ def compute_dtype(op: Op, rt: dtypes.dtype) -> dtypes.dtype:
     """The dtype an elementwise op computes in, given the promoted input dtype ``rt``."""
     if op.result == "float" and not rt.is_floating_point:
         return dtypes.get_default_dtype()
+    if op.result == "bool_long" and rt is dtypes.bool:
+        return dtypes.int64
     if op.result == "floating" and not rt.is_floating_point:
         raise NotImplementedError(f'"{op.name}_cpu" not implemented for \'{torch_type_name(rt)}\'')
     if op.result == "integral" and rt.is_floating_point:

@@ -14,8 +14,8 @@ from ..autograd import tape
 from .reductions import _return_type
 from .registry import primitive, torch_type_name
 
-__all__ = ["sort", "argsort", "topk", "kthvalue", "msort", "unique", "searchsorted", "bucketize",
-           "bincount", "histc"]
+__all__ = ["sort", "argsort", "topk", "kthvalue", "msort", "unique", "unique_consecutive", "searchsorted",
+           "bucketize", "bincount", "histc"]
 
 
 sort_result = _return_type("sort")
@@ -153,13 +153,38 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     return _write_out(kthvalue_result(v, i), out)
 
 
+def _unique_slices(input, dim, sort, return_inverse, return_counts):
+    """The distinct slices of ``input`` along ``dim`` (sorted lexicographically, or only merged
+    where they are neighbours), with the inverse map and the counts as asked."""
+    from ..backends.cpu.unique import unique_rows
+    Tensor = _tensor_type()
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = shapes.normalize_dim(dim, input.ndim)
+    moved = input.detach().movedim(d, 0).contiguous()
+    n = moved._shape[0]
+    if input.numel() == 0 and n:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    rows = moved._np_view().reshape(n, -1) if n else np.empty((0, 1), dtype=moved.dtype.numpy)
+    uniq, inverse, counts = unique_rows(rows, sort)
+    values = Tensor._from_numpy_array(uniq).reshape((uniq.shape[0],) + moved._shape[1:])
+    out = [values.movedim(0, d).contiguous()]
+    if return_inverse:
+        out.append(Tensor._from_numpy_array(inverse))
+    if return_counts:
+        out.append(Tensor._from_numpy_array(counts))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)
 
     The distinct elements in ascending order; optionally the index of each input element in
-    them (shaped like the input) and how often each occurs. NaNs are each distinct."""
+    them (shaped like the input) and how often each occurs. NaNs are each distinct. With
+    ``dim``, the distinct slices along ``dim`` in lexicographic order; the inverse then maps
+    each slice."""
     if dim is not None:
-        raise NotImplementedError("unique(): only dim=None is supported")
+        return _unique_slices(input, dim, True, return_inverse, return_counts)
     Tensor = _tensor_type()
     flat = input.detach().reshape(-1).contiguous()
     vals = flat._np_view().reshape(1, -1)
@@ -182,6 +207,19 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         out.append(Tensor._from_numpy_array(counts))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)
+
+    ``input`` with each run of equal consecutive elements (of equal slices along ``dim``) kept
+    once; optionally the run of each element (slice) and the length of each run."""
+    if dim is not None:
+        return _unique_slices(input, dim, False, return_inverse, return_counts)
+    result = _unique_slices(input.reshape(-1, 1), 0, False, True, return_counts)
+    values, inverse = result[0].reshape(-1), result[1].reshape(input.shape)
+    out = (values,) + ((inverse,) if return_inverse else ()) + tuple(result[2:])
+    return out[0] if len(out) == 1 else out
 
 
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
@@ -297,8 +335,8 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
     return result
 # CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
 from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
-_host_fallback(globals(), ['sort', 'argsort', 'msort', 'topk', 'kthvalue', 'unique', 'searchsorted',
-               'bucketize', 'bincount', 'histc'])
+_host_fallback(globals(), ['sort', 'argsort', 'msort', 'topk', 'kthvalue', 'unique', 'unique_consecutive',
+               'searchsorted', 'bucketize', 'bincount', 'histc'])
 
 
 TENSOR_METHODS = {}

@@ -33,10 +33,10 @@ def _floating(name, x, dtype=None):
     return d
 
 
-def _record(op, x, result, params):
+def _record(op, x, result, params, variant=None):
     """Give ``result`` (computed from a plain alias of ``x``) the tape entry and tangent of ``op``."""
     if tape.should_record((x,)):
-        tape.record(op, (x,), result, params)
+        tape.record(op, (x,), result, params, variant=variant)
     if tape.has_tangents((x,)):
         tape.forward_jvp(op, (x,), result, params)
     return result
@@ -47,7 +47,7 @@ _mean = primitive(
     # Dividing before broadcasting divides once per output element, not once per input element.
     vjp=(lambda g, ans, x, dims, keepdim, dtype: _unreduce(g / _numel(x, dims), x.shape, dims, keepdim),),
     jvp=(lambda t, ans, x, dims, keepdim, dtype: mean(t, dims, keepdim),),
-    backward_name="MeanBackward0")
+    backward_name="MeanBackward0", variants={"dim": "MeanBackward1"})
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -59,7 +59,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = _dims(dim, input.ndim)
     n = _numel(input, dims)
     s = sum(_plain(input), dims, keepdim, dtype=dtype)
-    r = _record(_mean, input, s / n if n else s * math.nan, {"dims": dims, "keepdim": keepdim, "dtype": dtype})
+    r = _record(_mean, input, s / n if n else s * math.nan, {"dims": dims, "keepdim": keepdim, "dtype": dtype},
+                None if dim is None else "dim")
     return _write_out(r, out)
 
 

@@ -15,11 +15,11 @@ __all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "pe
            "unsqueeze_", "transpose_", "t_", "swapdims_", "swapaxes_", "moveaxis"]
 
 
-def _make_view(x, op, shape, strides, offset=None, params=None):
+def _make_view(x, op, shape, strides, offset=None, params=None, variant=None):
     out = x._view(shape, strides, offset)
     out._base = x if x._base is None else x._base
     if op.differentiable and tape.should_record((x,)):
-        tape.record(op, (x,), out, params)
+        tape.record(op, (x,), out, params, variant=variant)
     if tape.has_tangents((x,)):
         tape.forward_jvp(op, (x,), out, params)
     return out
@@ -206,7 +206,8 @@ def unsqueeze(input, dim):
 
 _squeeze_op = primitive("squeeze", 1, kind="view",
                         vjp=(lambda g, ans, x, dims: g.reshape(x.shape),),
-                        jvp=(lambda t, ans, x, dims: t.reshape(ans.shape),))
+                        jvp=(lambda t, ans, x, dims: t.reshape(ans.shape),),
+                        variants={"dim": "SqueezeBackward1", "dims": "SqueezeBackward2"})
 
 
 def squeeze(input, dim=None):
@@ -215,7 +216,8 @@ def squeeze(input, dim=None):
     dims = shapes.normalize_dims(dim, nd) if dim is not None else tuple(range(nd))
     keep = [i for i in range(nd) if not (i in dims and input._shape[i] == 1)]
     return _make_view(input, _squeeze_op, tuple(input._shape[i] for i in keep),
-                      tuple(input._strides[i] for i in keep), params={"dims": dims})
+                      tuple(input._strides[i] for i in keep), params={"dims": dims},
+                      variant=None if dim is None else "dims" if isinstance(dim, (tuple, list)) else "dim")
 
 
 def flatten(input, start_dim=0, end_dim=-1):

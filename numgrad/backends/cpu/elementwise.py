@@ -14,7 +14,7 @@ from ..iteration import plan
 from .parallel import use_parallel
 
 # Below this many elements a parallel loop costs more in thread wake-ups than it saves.
-PARALLEL_THRESHOLD = 1 << 17
+PARALLEL_THRESHOLD = 1 << 19
 # Work split for the parallel kernels: a few chunks per thread balance uneven cores.
 CHUNKS = 8
 

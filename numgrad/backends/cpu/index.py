@@ -101,8 +101,8 @@ def gather_par(shape, strides, offsets, out, idx, src, dstride):
 
 @njit(cache=True, nogil=True)
 def scatter(shape, strides, offsets, out, idx, src, dstride, mode):
-    """out[p_out + idx[p_idx] * dstride] (=, +=, *=) src[p_src] for mode 0, 1, 2, in loop order,
-    so that with repeated indices the last write wins."""
+    """out[p_out + idx[p_idx] * dstride] (=, +=, *=, max=, min=) src[p_src] for mode 0, 1, 2, 3,
+    4, in loop order, so that with repeated indices the last write wins. Max and min propagate NaN."""
     nd = shape.shape[0]
     inner = shape[nd - 1]
     so, si, ss = strides[0, nd - 1], strides[1, nd - 1], strides[2, nd - 1]
@@ -117,10 +117,22 @@ def scatter(shape, strides, offsets, out, idx, src, dstride, mode):
             for j in range(inner):
                 p = _U(po + j * so + idx[_U(pi + j * si)] * dstride)
                 out[p] = out[p] + src[_U(ps + j * ss)]
-        else:
+        elif mode == 2:
             for j in range(inner):
                 p = _U(po + j * so + idx[_U(pi + j * si)] * dstride)
                 out[p] = out[p] * src[_U(ps + j * ss)]
+        elif mode == 3:
+            for j in range(inner):
+                p = _U(po + j * so + idx[_U(pi + j * si)] * dstride)
+                v = src[_U(ps + j * ss)]
+                if v > out[p] or v != v:
+                    out[p] = v
+        else:
+            for j in range(inner):
+                p = _U(po + j * so + idx[_U(pi + j * si)] * dstride)
+                v = src[_U(ps + j * ss)]
+                if v < out[p] or v != v:
+                    out[p] = v
 
 
 @njit(cache=True, nogil=True)
@@ -276,7 +288,7 @@ def run_gather(out, out_strides, idx, idx_strides, src, src_strides, dstride):
 
 def run_scatter(out, shape, out_strides, idx, idx_strides, src, src_strides, dstride, mode):
     """Write ``src`` into tensor ``out`` through ``idx`` over the loop nest ``shape``; mode 0
-    assigns, 1 adds, 2 multiplies (``src`` has ``out``'s dtype)."""
+    assigns, 1 adds, 2 multiplies, 3 keeps the maximum, 4 the minimum (``src`` has ``out``'s dtype)."""
     if shapes.prod(shape) == 0:
         return
     shp, st, off = _plan_arrays(shape, [out_strides, idx_strides, src_strides],

@@ -8,6 +8,7 @@ from numba import njit
 
 from ... import shapes
 from . import blas
+from .parallel import note_blas
 
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
@@ -134,12 +135,14 @@ def bmm_plan(a, b, out_shape):
     item = dt.itemsize
     strides = shapes.contiguous_strides(out_shape)
     nd, empty, make, dtype = np.ndarray, np.empty, Tensor._make, a.dtype
+    work = n_out * a._shape[-1]
 
     def run(a, b):
         x = nd(xs, dt, a._storage.data, a._offset * item, xst)
         y = nd(ys, dt, b._storage.data, b._offset * item, yst)
         buf = empty(n_out, dt)
         if blas.available():
+            note_blas(work)
             _bmm_blas(x, y, ia, ib, buf.reshape(o_shape), ta, tb, blas.int_witness())
         else:
             _bmm_loop(x, y, ia, ib, buf.reshape(o_shape), ta, tb)
@@ -150,6 +153,7 @@ def bmm_plan(a, b, out_shape):
 def bmm_arrays(x, y, ia, ib, o, ta, tb):
     """The kernel call on prepared arrays (see :func:`_stack`); ``o`` is (batch, M, N)."""
     if o.dtype in _BLAS_DTYPES and blas.available():
+        note_blas(o.size * (x.shape[1] if ta else x.shape[2]))
         _bmm_blas(x, y, ia, ib, o, ta, tb, blas.int_witness())
     else:
         _bmm_loop(x, y, ia, ib, o, ta, tb)

@@ -9,9 +9,17 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit, prange
 
+from .parallel import use_parallel
+
 PARALLEL_THRESHOLD = 1 << 17
+
+
+def parallel(n: int) -> bool:
+    """True if a kernel over ``n`` elements should take its ``_par`` form now."""
+    return use_parallel(n, PARALLEL_THRESHOLD)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -44,6 +52,19 @@ def softmax_rows(x, xo, out, r0, r1, n, log):
                 out[ob + j] = math.exp(x[base + j] - m) * inv
 
 
+@njit(cache=True, error_model="numpy", nogil=True)
+def log_softmax_backward_rows(g, go, y, yo, out, rows, n):
+    """out = g - exp(y) * sum(g) per row of ``n`` contiguous elements (y = log_softmax(x))."""
+    for r in range(rows):
+        gb = go + r * n
+        yb = yo + r * n
+        s = 0.0
+        for j in range(n):
+            s += g[gb + j]
+        for j in range(n):
+            out[r * n + j] = g[gb + j] - math.exp(y[yb + j]) * s
+
+
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
 def softmax_rows_par(x, xo, out, rows, n, log, chunks):
     step = (rows + chunks - 1) // chunks
@@ -54,26 +75,34 @@ def softmax_rows_par(x, xo, out, rows, n, log, chunks):
 @njit(cache=True, error_model="numpy", nogil=True)
 def im2col(x, xo, sn, sc, sh, sw, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
            oh, ow, pad_value, out):
-    """Sliding windows of samples n0..n1-1 of a strided (N, C, H, W) input as rows of ``out``
-    (N, oh*ow, C*kh*kw).
+    """Sliding windows of samples n0..n1-1 of a strided (N, C, H, W) input as the columns of
+    ``out`` (N, C*kh*kw, oh*ow): row (c, a, b) holds tap (a, b) of channel c of every window.
 
     Window (i, j) starts at (i*st_h - pad_h, j*st_w - pad_w); its taps are dil apart;
-    taps that fall in the padding read ``pad_value``."""
+    taps that fall in the padding read ``pad_value``. Each output row is written contiguously."""
     K = C * kh * kw
+    L = oh * ow
     for n in range(n0, n1):
-        for i in range(oh):
-            for j in range(ow):
-                row = ((n * oh + i) * ow + j) * K
-                for c in range(C):
-                    for a in range(kh):
+        for c in range(C):
+            src = xo + n * sn + c * sc
+            for a in range(kh):
+                for b in range(kw):
+                    dst = (n * K + (c * kh + a) * kw + b) * L
+                    x_off = b * dil_w - pad_w
+                    # Output columns j whose tap lands inside the input: j_lo <= j < j_hi.
+                    j_lo = min(ow, max(0, (-x_off + st_w - 1) // st_w))
+                    j_hi = max(j_lo, min(ow, (W - x_off + st_w - 1) // st_w))
+                    for i in range(oh):
                         y = i * st_h - pad_h + a * dil_h
-                        for b in range(kw):
-                            xx = j * st_w - pad_w + b * dil_w
-                            k = row + (c * kh + a) * kw + b
-                            if 0 <= y < H and 0 <= xx < W:
-                                out[k] = x[xo + n * sn + c * sc + y * sh + xx * sw]
-                            else:
-                                out[k] = pad_value
+                        row = out[dst + i * ow:dst + (i + 1) * ow]
+                        if y < 0 or y >= H:
+                            row[:] = pad_value
+                            continue
+                        base = src + y * sh + x_off * sw
+                        row[:j_lo] = pad_value
+                        for j in range(j_lo, j_hi):
+                            row[j] = x[base + j * st_w * sw]
+                        row[j_hi:] = pad_value
 
 
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
@@ -86,23 +115,27 @@ def im2col_par(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def col2im(cols, co, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, out):
-    """The adjoint of :func:`im2col` for samples n0..n1-1: adds each window row of ``cols`` back
-    onto a zeroed, contiguous (N, C, H, W) ``out``; taps in the padding are dropped."""
+    """The adjoint of :func:`im2col` for samples n0..n1-1: adds each tap row of a contiguous
+    (N, C*kh*kw, oh*ow) ``cols`` back onto a zeroed, contiguous (N, C, H, W) ``out``; taps in
+    the padding are dropped."""
     K = C * kh * kw
-    HW = H * W
+    L = oh * ow
     for n in range(n0, n1):
-        for i in range(oh):
-            for j in range(ow):
-                row = co + ((n * oh + i) * ow + j) * K
-                for c in range(C):
-                    for a in range(kh):
+        for c in range(C):
+            dst = (n * C + c) * H * W
+            for a in range(kh):
+                for b in range(kw):
+                    src = co + (n * K + (c * kh + a) * kw + b) * L
+                    x_off = b * dil_w - pad_w
+                    j_lo = min(ow, max(0, (-x_off + st_w - 1) // st_w))
+                    j_hi = max(j_lo, min(ow, (W - x_off + st_w - 1) // st_w))
+                    for i in range(oh):
                         y = i * st_h - pad_h + a * dil_h
                         if y < 0 or y >= H:
                             continue
-                        for b in range(kw):
-                            xx = j * st_w - pad_w + b * dil_w
-                            if 0 <= xx < W:
-                                out[(n * C + c) * HW + y * W + xx] += cols[row + (c * kh + a) * kw + b]
+                        base = dst + y * W + x_off
+                        for j in range(j_lo, j_hi):
+                            out[base + j * st_w] += cols[src + i * ow + j]
 
 
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
@@ -112,29 +145,84 @@ def col2im_par(cols, co, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, di
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def max_pool_indices(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
-                     oh, ow, out):
-    """For each window of a strided (N, C, H, W) input, the flat index y * W + x of its first
-    maximum (a NaN counts as the maximum), written to ``out`` (N*C, oh*ow). Windows are never
-    empty: validation guarantees each overlaps the input."""
+def max_pool(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
+             oh, ow, values, indices):
+    """Each window's maximum of a strided (N, C, H, W) input into ``values`` and the flat index
+    y * W + x of its first maximum into ``indices`` (both (N*C, oh*ow)); a NaN counts as the
+    maximum. Windows are never empty: validation guarantees each overlaps the input."""
+    # The taps of window (i, j) inside the input: rows a_lo[i] <= a < a_hi[i], columns likewise.
+    a_lo, a_hi = np.empty(oh, np.int64), np.empty(oh, np.int64)
+    for i in range(oh):
+        y0 = i * st_h - pad_h
+        a_lo[i] = max(0, (-y0 + dil_h - 1) // dil_h)
+        a_hi[i] = min(kh, (H - y0 + dil_h - 1) // dil_h)
+    b_lo, b_hi = np.empty(ow, np.int64), np.empty(ow, np.int64)
+    for j in range(ow):
+        x0 = j * st_w - pad_w
+        b_lo[j] = max(0, (-x0 + dil_w - 1) // dil_w)
+        b_hi[j] = min(kw, (W - x0 + dil_w - 1) // dil_w)
     for n in range(N):
         for c in range(C):
             base = xo + n * sn + c * sc
             row = (n * C + c) * oh * ow
             for i in range(oh):
+                y0 = i * st_h - pad_h
                 for j in range(ow):
-                    best = -1
-                    bv = x[base]
-                    for a in range(kh):
-                        y = i * st_h - pad_h + a * dil_h
-                        if y < 0 or y >= H:
-                            continue
-                        for b in range(kw):
-                            xx = j * st_w - pad_w + b * dil_w
-                            if xx < 0 or xx >= W:
-                                continue
+                    x0 = j * st_w - pad_w
+                    ya, xb = y0 + a_lo[i] * dil_h, x0 + b_lo[j] * dil_w
+                    best = ya * W + xb
+                    bv = x[base + ya * sh + xb * sw]
+                    for a in range(a_lo[i], a_hi[i]):
+                        y = y0 + a * dil_h
+                        for b in range(b_lo[j], b_hi[j]):
+                            xx = x0 + b * dil_w
                             v = x[base + y * sh + xx * sw]
-                            if best < 0 or v > bv or (v != v and bv == bv):
+                            if v > bv or (v != v and bv == bv):
                                 best = y * W + xx
                                 bv = v
-                    out[row + i * ow + j] = best
+                    values[row + i * ow + j] = bv
+                    indices[row + i * ow + j] = best
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def max_pool_backward(g, go, gs0, gs1, indices, rows, L, HW, out):
+    """Adds each window's cotangent ``g`` (strided (rows, L)) at its maximum's position in the
+    zeroed, contiguous (rows, H*W) ``out``; ``indices`` is contiguous (rows, L)."""
+    for r in range(rows):
+        for l in range(L):
+            out[r * HW + indices[r * L + l]] += g[go + r * gs0 + l * gs1]
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def nll_rows(logp, lo, s0, s1, target, to, ts, n_classes, ignore_index, losses, rows, kept):
+    """Per-sample negative log-likelihoods ``-logp[i, target[i]]`` into ``losses``, each
+    sample's class into ``rows`` and 1 into ``kept``; ignored samples get 0 in all three.
+
+    Returns (sum of the losses, number of samples not ignored, first sample whose target is out
+    of range or -1); the sum accumulates in float64."""
+    total = 0.0
+    count = 0
+    for i in range(losses.shape[0]):
+        t = target[to + i * ts]
+        if t == ignore_index:
+            losses[i] = 0
+            rows[i] = 0
+            kept[i] = 0
+            continue
+        if t < 0 or t >= n_classes:
+            return total, count, i
+        v = -logp[lo + i * s0 + t * s1]
+        losses[i] = v
+        rows[i] = t
+        kept[i] = 1
+        total += v
+        count += 1
+    return total, count, -1
+
+
+@njit(cache=True, nogil=True)
+def nll_mask(rows, weights, n_classes, out):
+    """out[i, rows[i]] = -weights[i] in a zeroed (N * C) buffer: the (N, C) Jacobian of the
+    per-sample losses."""
+    for i in range(weights.shape[0]):
+        out[i * n_classes + rows[i]] = -weights[i]

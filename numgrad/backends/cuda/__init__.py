@@ -9,7 +9,7 @@ import ctypes
 
 import numpy as np
 
-from . import runtime
+from . import memory, runtime
 
 
 def is_available() -> bool:
@@ -43,7 +43,7 @@ def _check_index(device):
 def empty(numel: int, dtype: np.dtype, device):
     """An uninitialised 1-D device array of ``numel`` elements on ``device``."""
     _check_index(device)
-    return runtime.module().device_array(max(numel, 0), dtype=np.dtype(dtype))
+    return memory.empty(numel, dtype)
 
 
 def to_host(data, offset: int, numel: int) -> np.ndarray:
@@ -57,8 +57,7 @@ def to_host(data, offset: int, numel: int) -> np.ndarray:
 def to_device(src, device):
     """A device copy of a 1-D host array or of a whole device array."""
     _check_index(device)
-    cuda = runtime.module()
-    out = cuda.device_array(src.shape[0], dtype=src.dtype)
+    out = memory.empty(src.shape[0], src.dtype)
     if src.shape[0]:
         if isinstance(src, np.ndarray):
             out.copy_to_device(np.ascontiguousarray(src))

@@ -1,8 +1,9 @@
 """Reduction kernels for CUDA, generated from an op's ``combine(acc, x)`` body.
 
 ``blocks``: each block reduces one output element (or one of ``split`` slices of it): its
-threads accumulate strided partials, then combine them by a shared-memory tree. When the
-outputs are too few to fill the GPU, a first pass writes ``split`` partials per output and a
+threads accumulate strided partials, then combine them by a shared-memory tree down to one
+warp, whose 32 partials warp 0 combines with shuffles (on a GPU). When the outputs are too
+few to fill the GPU, a first pass writes ``split`` partials per output and a
 second pass reduces those. ``threads`` gives each thread a whole output, for short reductions.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ from numgrad.ops.registry import get_op
 _combine = cuda.jit(device=True)(get_op({name!r}).combine)
 _c = np.{acc}
 _TPB = {tpb}
+_LAST = {last}
 _K = {{}} if cuda.config.ENABLE_CUDASIM else dict(cache=True)
 
 
@@ -49,13 +51,12 @@ def blocks(n_out, split, kshape, kstrides, rshape, rstrides, n_red, a, offset, o
         sm[tid] = acc
         cuda.syncthreads()
         s = _TPB // 2
-        while s > 0:
+        while s >= _LAST:
             if tid < s:
                 sm[tid] = _combine(sm[tid], sm[tid + s])
             cuda.syncthreads()
             s //= 2
-        if tid == 0:
-            out[b] = sm[0]
+{finish}
         cuda.syncthreads()
         b += cuda.gridDim.x
 
@@ -72,6 +73,24 @@ def threads(n_out, kshape, kstrides, rshape, rstrides, n_red, a, offset, out, in
         o += cuda.gridsize(1)
 """
 
+# The shared-memory tree runs down to one partial, or down to one warp's 32 partials, which
+# warp 0 then combines in registers with shuffles (no shared memory, no block barriers).
+_TREE_FINISH = """\
+        if tid == 0:
+            out[b] = sm[0]"""
+_SHUFFLE_FINISH = """\
+        if tid < 32:
+            v = sm[tid]
+            lane = 16
+            while lane > 0:
+                v = _combine(v, cuda.shfl_down_sync(0xffffffff, v, lane))
+                lane //= 2
+            if tid == 0:
+                out[b] = v"""
+
+# shfl_down_sync moves 32- and 64-bit ints and floats only.
+_SHUFFLED = frozenset(np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64))
+
 # Below this many reduced elements per output, one thread per output beats a block per output.
 _SHORT = 32
 
@@ -84,7 +103,10 @@ def kernels(op, acc_np):
     key = (op.name, acc_np, tpb)
     mod = _mods.get(key)
     if mod is None:
-        src = _SOURCE.format(name=op.name, acc=acc_np.name, tpb=tpb)
+        # The simulator has no warp shuffles (and its blocks are narrower than a warp).
+        shuffle = acc_np in _SHUFFLED and tpb >= 64 and not runtime.simulated()
+        src = _SOURCE.format(name=op.name, acc=acc_np.name, tpb=tpb, last=32 if shuffle else 1,
+                             finish=_SHUFFLE_FINISH if shuffle else _TREE_FINISH)
         mod = _mods[key] = codegen.load_module(f"cuda_red_{op.name}_{acc_np.name}", src,
                                                depends_on=(op.source_file,))
     return mod

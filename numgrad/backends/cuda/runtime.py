@@ -32,6 +32,8 @@ def module():
             _error = f"numba.cuda is unavailable: {exc}"
             raise ImportError(_error) from exc
         _cuda = cuda
+        from . import memory
+        memory.install(cuda)
     return _cuda
 
 

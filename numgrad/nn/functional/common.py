@@ -1,16 +1,18 @@
-"""Linear maps, embeddings and tensor utilities: linear, embedding, one_hot, pad, dropout."""
+"""Linear maps, embeddings and tensor utilities: linear, embedding, one_hot, dropout."""
 from __future__ import annotations
 
 from ... import dtypes
 from ...ops import functional_elementwise as _E
-from ...ops.nn import constant_pad
+from ...ops.linalg import addmm as _addmm
 
-__all__ = ["linear", "bilinear", "embedding", "one_hot", "pad", "dropout", "normalize"]
+__all__ = ["linear", "bilinear", "embedding", "one_hot", "dropout", "normalize"]
 
 
 def linear(input, weight, bias=None):
     """linear(input, weight, bias=None) -> Tensor: input @ weight.T + bias, with ``weight`` of
     shape (out_features, in_features)."""
+    if input.ndim == 2 and weight.ndim == 2 and bias is not None:
+        return _addmm(bias, input, weight.t())
     out = input.matmul(weight.t()) if weight.ndim == 2 else input.matmul(weight)
     return out + bias if bias is not None else out
 
@@ -73,52 +75,6 @@ def one_hot(tensor, num_classes: int = -1):
     elif num_classes == -1:
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     return (tensor.unsqueeze(-1) == arange(num_classes, device=tensor.device)).long()
-
-
-def pad(input, pad, mode: str = "constant", value=None):
-    """pad(input, pad, mode='constant', value=None) -> Tensor
-
-    ``pad`` lists (left, right) amounts for the last dim, then the one before it, and so on;
-    negative amounts crop. Modes: 'constant', 'reflect', 'replicate', 'circular'."""
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.ndim:
-        raise RuntimeError("Padding length should be less than or equal to two times the input dimension "
-                           f"but got padding length {len(pad)} and input of dimension {input.ndim}")
-    pairs = [(int(pad[2 * k]), int(pad[2 * k + 1])) for k in range(len(pad) // 2)]
-    if mode == "constant":
-        x = input
-        for k, (lo, hi) in enumerate(pairs):
-            dim = input.ndim - 1 - k
-            x = x.narrow(dim, max(-lo, 0), x.shape[dim] - max(-lo, 0) - max(-hi, 0))
-        return constant_pad(x, [(max(lo, 0), max(hi, 0)) for lo, hi in pairs], 0.0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if value not in (None, 0):
-        raise ValueError(f"Padding mode \"{mode}\" doesn't take in value argument.")
-    from ...creation import tensor as _tensor
-    from ...ops.gather import index_select
-    x = input
-    for k, (lo, hi) in enumerate(pairs):
-        dim = input.ndim - 1 - k
-        n = x.shape[dim]
-        if mode == "reflect" and (lo >= n or hi >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
-                               f"dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input "
-                               f"{list(input.shape)}")
-        idx = [_source_index(i, n, mode) for i in range(-lo, n + hi)]
-        x = index_select(x, dim, _tensor(idx, dtype=dtypes.int64, device=x.device))
-    return x
-
-
-def _source_index(i: int, n: int, mode: str) -> int:
-    if mode == "replicate":
-        return min(max(i, 0), n - 1)
-    if mode == "circular":
-        return i % n
-    period = 2 * (n - 1)
-    i = abs(i) % period if period else 0
-    return period - i if i >= n else i
 
 
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):

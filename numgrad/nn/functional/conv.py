@@ -1,12 +1,11 @@
-"""Convolution and pooling through im2col: windows become rows, a convolution one matmul.
+"""Convolution and pooling through im2col: windows become columns, a convolution a matmul.
 
-``im2col`` lays each sliding window out as a row (N, L, C*kh*kw); its adjoint ``col2im`` sums
-rows back, so gradients of every op here come from the two primitives and matmul.
+``im2col`` lays each sliding window out as a column (N, C*kh*kw, L); its adjoint ``col2im``
+sums columns back, so gradients of convolutions come from the two primitives and matmul.
 """
 from __future__ import annotations
 
-from ...dtypes import float16
-from ...ops.nn import Geometry, col2im, im2col
+from ...ops.nn import Geometry, col2im, im2col, max_pool2d as _max_pool
 
 __all__ = ["conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
 
@@ -76,18 +75,17 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
         x, padding = _string_padding(x, padding, (kh, kw), stride, dilation)
     padding = _pair(padding, "padding")
     geom = _geometry(x, (kh, kw), stride, padding, dilation)
-    L = geom.oh * geom.ow
     outs = []
     for g in range(groups):
         xg = x if groups == 1 else x[:, g * Cg:(g + 1) * Cg]
         wg = weight if groups == 1 else weight[g * (O // groups):(g + 1) * (O // groups)]
-        cols = im2col(xg, geom._replace(C=Cg)).reshape(N * L, Cg * kh * kw)
-        # One large GEMM: (N*L, C*kh*kw) x (C*kh*kw, O).
-        outs.append(cols.matmul(wg.reshape(wg.shape[0], -1).t()))
+        cols = im2col(xg, geom._replace(C=Cg))
+        # (O, C*kh*kw) x (N, C*kh*kw, L): a product per sample, landing in NCHW order directly.
+        outs.append(wg.reshape(wg.shape[0], -1).matmul(cols))
     out = outs[0] if groups == 1 else _cat(outs, 1)
     if bias is not None:
-        out = out + bias
-    out = out.reshape(N, geom.oh, geom.ow, O).permute(0, 3, 1, 2)
+        out = out + bias.unsqueeze(-1)
+    out = out.reshape(N, O, geom.oh, geom.ow)
     return out.squeeze(0) if unbatched else out
 
 
@@ -107,7 +105,7 @@ def _string_padding(x, padding, kernel, stride, dilation):
     if all(t % 2 == 0 for t in total):
         return x, (total[0] // 2, total[1] // 2)
     # Odd total padding: the extra element goes on the right/bottom, as in PyTorch.
-    from .common import pad
+    from .padding import pad
     return pad(x, (total[1] // 2, total[1] - total[1] // 2, total[0] // 2, total[0] - total[0] // 2)), 0
 
 
@@ -135,7 +133,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise NotImplementedError(f"Input Error: Only 4D input Tensors are supported (got {input.ndim}D)")
     geom = _geometry(input, _pair(kernel_size), _pair(stride, "stride"), _pair(padding, "padding"),
                      _pair(dilation, "dilation"))
-    return im2col(input, geom).transpose(1, 2)
+    return im2col(input, geom)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -158,7 +156,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"to match the calculated number of sliding blocks {oh} * {ow} = {oh * ow}, but "
                            f"got input.size(2)={L}.")
     geom = Geometry(N, K // (kh * kw), H, W, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
-    return col2im(input.transpose(1, 2), geom)
+    return col2im(input, geom)
 
 
 def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode):
@@ -173,7 +171,7 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def _pool_windows(input, kernel_size, stride, padding, ceil_mode, name):
-    """Windows of each channel: (N*C, L, kh*kw) plus the geometry and the batch layout."""
+    """Windows of each channel: (N*C, kh*kw, L) plus the geometry and the batch layout."""
     x, unbatched = _batched(input, 4, name)
     N, C, H, W = x.shape
     g = _pool_geometry(x.reshape(N * C, 1, H, W), kernel_size, stride, padding, 1, ceil_mode)
@@ -188,9 +186,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     x, unbatched = _batched(input, 4, "max_pool2d")
     N, C, H, W = x.shape
     g = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode)
-    # The kernel finds each window's argmax; gather then picks the values differentiably.
-    idx = _max_indices(x, g)
-    out = x.reshape(N * C, H * W).gather(1, idx).reshape(N, C, g.oh, g.ow)
+    out, idx = _max_pool(x, g)
     if unbatched:
         out = out.squeeze(0)
     if not return_indices:
@@ -199,26 +195,13 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out, (idx.squeeze(0) if unbatched else idx)
 
 
-def _max_indices(x, g):
-    from ... import int64
-    from ...backends.cpu import nn as kernels
-    from ...tensor import Tensor
-    src = x.detach() if x.dtype is not float16 else x.detach().float()
-    idx = Tensor._empty((g.N * g.C, g.oh * g.ow), int64, x.device)
-    if idx.numel():
-        sn, sc, sh, sw = src._strides
-        kernels.max_pool_indices(src._storage.data, src._offset, sn, sc, sh, sw, g.N, g.C, g.H, g.W, g.kh,
-                                 g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, idx._storage.data)
-    return idx
-
-
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override=None):
     """avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)
 
     Mean over each window; padding counts towards the divisor when ``count_include_pad``."""
     cols, g, (N, C), unbatched = _pool_windows(input, kernel_size, stride, padding, ceil_mode, "avg_pool2d")
-    total = cols.sum(-1).reshape(N, C, g.oh, g.ow)
+    total = cols.sum(1).reshape(N, C, g.oh, g.ow)
     if divisor_override:
         out = total / divisor_override
     else:

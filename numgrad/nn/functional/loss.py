@@ -7,7 +7,7 @@ from ... import dtypes
 from ...autograd import tape
 from ...ops.registry import primitive
 from ...ops import functional_elementwise as _E
-from ...ops.nn import log_softmax as _log_softmax
+from ...ops.nn import class_nll, log_softmax as _log_softmax
 
 __all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
@@ -151,6 +151,15 @@ def _target_weights(input, target, weight, ignore_index):
     return mask, mask.sum(class_dim)
 
 
+def _single_pass(input, target) -> bool:
+    """Whether one kernel pass computes the loss: a non-empty (N, C) float32/float64 CPU batch
+    with (N,) integer class indices."""
+    return (input.ndim == 2 and target.ndim == 1 and input._shape[0] == target._shape[0]
+            and input.numel() > 0 and input.device.type == "cpu"
+            and input.dtype in (dtypes.float32, dtypes.float64)
+            and not target.dtype.is_floating_point and target.dtype is not dtypes.bool)
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
              reduction: str = "mean"):
     """nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean') -> Tensor
@@ -158,6 +167,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     -input[n, target[n]] * weight[target[n]] per sample; 'mean' divides by the total weight of
     the non-ignored targets."""
     _check_reduction(reduction)
+    if weight is None and _single_pass(input, target):
+        return class_nll(input, target, reduction, ignore_index)
     may_ignore = _check_targets(input, target, ignore_index)
     class_dim = 1 if input.ndim >= 2 else 0
     if weight is None and not may_ignore:

@@ -1,0 +1,2 @@
+"""``numgrad.utils``: interchange helpers, as ``torch.utils``."""
+from . import dlpack  # noqa: F401
