@@ -142,3 +142,19 @@ def test_second_process_loads_kernels_from_disk(tmp_path):
     first = _run(code, env).split()
     second = _run(code, env).split()
     assert first == ["0", "1"] and second == ["1", "0"]
+
+
+def test_no_parallel_kernels_while_blas_threads_spin(monkeypatch):
+    # Two thread pools on the same cores stall each other: after a threaded gemm, the
+    # parallel kernels wait until OpenBLAS's workers have gone to sleep.
+    from numgrad.backends.cpu import blas, parallel
+    if not blas.available():
+        pytest.skip("no BLAS library: products run on Numba's own loops")
+    monkeypatch.setattr(parallel, "_state", [parallel.time.monotonic(), True])
+    monkeypatch.setattr(parallel, "_last_threaded_blas", [-1.0])
+    assert parallel.use_parallel(1 << 22, 1 << 19)
+    parallel.note_blas(64)  # small enough to run on the calling thread
+    assert parallel.use_parallel(1 << 22, 1 << 19)
+    ng.ones(256, 256) @ ng.ones(256, 256)
+    assert not parallel.use_parallel(1 << 22, 1 << 19)
+    assert not parallel.use_parallel(10, 1 << 19)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, uint64
 
 from .parallel import use_parallel
 
@@ -92,17 +92,22 @@ def im2col(x, xo, sn, sc, sh, sw, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pa
                     # Output columns j whose tap lands inside the input: j_lo <= j < j_hi.
                     j_lo = min(ow, max(0, (-x_off + st_w - 1) // st_w))
                     j_hi = max(j_lo, min(ow, (W - x_off + st_w - 1) // st_w))
+                    step = st_w * sw
                     for i in range(oh):
                         y = i * st_h - pad_h + a * dil_h
-                        row = out[dst + i * ow:dst + (i + 1) * ow]
+                        d = dst + i * ow
+                        # Unsigned indices spare Numba's negative-index wraparound checks.
                         if y < 0 or y >= H:
-                            row[:] = pad_value
+                            for j in range(ow):
+                                out[uint64(d + j)] = pad_value
                             continue
                         base = src + y * sh + x_off * sw
-                        row[:j_lo] = pad_value
+                        for j in range(j_lo):
+                            out[uint64(d + j)] = pad_value
                         for j in range(j_lo, j_hi):
-                            row[j] = x[base + j * st_w * sw]
-                        row[j_hi:] = pad_value
+                            out[uint64(d + j)] = x[uint64(base + j * step)]
+                        for j in range(j_hi, ow):
+                            out[uint64(d + j)] = pad_value
 
 
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
@@ -134,8 +139,9 @@ def col2im(cols, co, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, d
                         if y < 0 or y >= H:
                             continue
                         base = dst + y * W + x_off
+                        row = src + i * ow
                         for j in range(j_lo, j_hi):
-                            out[base + j * st_w] += cols[src + i * ow + j]
+                            out[uint64(base + j * st_w)] += cols[uint64(row + j)]
 
 
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
