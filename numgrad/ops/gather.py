@@ -470,11 +470,6 @@ def put_(input, index, source, accumulate=False):
 
 from .scatter_reduce import index_reduce, index_reduce_, scatter_reduce, scatter_reduce_  # noqa: E402,F401
 
-# CUDA tensors run scatter_reduce's CPU kernels on host copies (see backends/cuda/fallback.py);
-# the other ops here run the CUDA index kernels.
-from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
-_host_fallback(globals(), ['scatter_reduce', 'index_reduce'], inplace=['scatter_reduce_', 'index_reduce_'])
-
 
 TENSOR_METHODS = {"scatter_": scatter_, "scatter_add_": scatter_add_, "scatter_reduce_": scatter_reduce_,
                   "index_add_": index_add_, "index_copy_": index_copy_, "index_fill_": index_fill_,

@@ -1,9 +1,10 @@
 """Neural-network primitives: softmax, log_softmax, im2col (unfold), col2im (fold) and padding.
 
 Each is declared once with its VJP and JVP rules (written in numgrad ops, so they nest for
-higher derivatives); the forward passes run the kernels in ``backends/cpu/nn.py``. Softmax
-and log_softmax are fused for speed and stability; im2col and col2im are each other's adjoint,
-which makes convolution and pooling differentiable through one pair of kernels.
+higher derivatives); the forward passes run the kernels in ``backends/cpu/nn.py`` or, for
+CUDA tensors, in ``backends/cuda/nn.py``. Softmax and log_softmax are fused for speed and
+stability; im2col and col2im are each other's adjoint, which makes convolution and pooling
+differentiable through one pair of kernels.
 """
 from __future__ import annotations
 
@@ -46,8 +47,12 @@ _col2im = primitive(
     jvp=(lambda t, ans, cols, geom: col2im(t, geom),))
 
 
-def _kernels():
-    from ..backends.cpu import nn
+def _kernels(t):
+    """The kernel module for tensor ``t``'s device."""
+    if t.device.type == "cuda":
+        from ..backends.cuda import nn
+    else:
+        from ..backends.cpu import nn
     return nn
 
 
@@ -70,14 +75,15 @@ def _rowwise(op, x, dim, dtype, log: bool):
         # float16 is a storage format on the CPU: compute in float32 (differentiably).
         return _rowwise(op, x.float(), dim, None, log).half()
     dim = shapes.normalize_dim(dim, x.ndim) if x.ndim else 0
-    if x.device.type != "cpu":
-        return _composite(x, dim, log)
-    last = x.detach() if x.ndim == 0 else x.detach().movedim(dim, -1).contiguous()
+    if x.ndim == 0 or (dim == x.ndim - 1 and x.is_contiguous()):
+        last = x
+    else:
+        last = x.detach().movedim(dim, -1).contiguous()
     n = last._shape[-1] if last.ndim else 1
     out = Tensor._empty(last._shape, x.dtype, x.device)
     total = out.numel()
     if total:
-        k = _kernels()
+        k = _kernels(x)
         if total // n > 1 and k.parallel(total):
             k.softmax_rows_par(last._storage.data, last._offset, out._storage.data, total // n, n, log,
                                min(total // n, _threads()))
@@ -89,13 +95,6 @@ def _rowwise(op, x, dim, dtype, log: bool):
         order.insert(dim, x.ndim - 1)
         out = Tensor._make(out._storage, x._shape, tuple(out._strides[k] for k in order), 0, x.dtype)
     return _finish(op, (x,), out, {"dim": dim})
-
-
-def _composite(x, dim, log):
-    # Subtracting the (constant) row maximum keeps exp() finite; the gradient is unchanged.
-    s = x - x.detach().amax(dim, keepdim=True)
-    lse = s.exp().sum(dim, keepdim=True).log()
-    return s - lse if log else (s - lse).exp()
 
 
 def _threads() -> int:
@@ -129,10 +128,10 @@ def log_softmax(input, dim, dtype=None):
 
 def log_softmax_backward(grad, output, dim):
     """grad - exp(output) * grad.sum(dim): the cotangent of log_softmax's input given that of
-    its ``output``; one kernel for contiguous float32/float64 CPU rows along the last dim."""
+    its ``output``; one kernel for contiguous float32/float64 rows along the last dim."""
     from ..tensor import Tensor
     fast = (dim == output.ndim - 1 and output.ndim and grad._shape == output._shape
-            and output.device.type == "cpu" and grad.dtype is output.dtype
+            and output.device == grad.device and grad.dtype is output.dtype
             and output.dtype in (dtypes.float32, dtypes.float64)
             and grad.is_contiguous() and output.is_contiguous())
     if not fast:
@@ -140,8 +139,8 @@ def log_softmax_backward(grad, output, dim):
     n = output._shape[-1]
     out = Tensor._empty(output._shape, output.dtype, output.device)
     if out.numel():
-        _kernels().log_softmax_backward_rows(grad._storage.data, grad._offset, output._storage.data,
-                                             output._offset, out._storage.data, out.numel() // n, n)
+        _kernels(out).log_softmax_backward_rows(grad._storage.data, grad._offset, output._storage.data,
+                                                output._offset, out._storage.data, out.numel() // n, n)
     return _finish(_log_softmax_backward, (grad, output), out, {"dim": dim})
 
 
@@ -155,7 +154,7 @@ def im2col(x, geom: Geometry, pad_value: float = 0.0):
         src = x.detach() if x.dtype is not dtypes.float16 else x.detach().float()
         buf = out if x.dtype is not dtypes.float16 else Tensor._empty(out._shape, dtypes.float32, x.device)
         sn, sc, sh, sw = src._strides
-        k = _kernels()
+        k = _kernels(x)
         args = (g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, pad_value,
                 buf._storage.data)
         if g.N > 1 and k.parallel(out.numel()):
@@ -178,7 +177,7 @@ def col2im(cols, geom: Geometry):
     if src.numel():
         if src.dtype is not compute:
             src = src.to(compute)
-        k = _kernels()
+        k = _kernels(out)
         args = (g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, out._storage.data)
         if g.N > 1 and k.parallel(src.numel()):
             k.col2im_par(src._storage.data, src._offset, g.N, *args)
@@ -246,9 +245,9 @@ def max_pool2d(x, geom: Geometry):
     indices = Tensor._empty((g.N * g.C, g.oh * g.ow), dtypes.int64, x.device)
     if values.numel():
         sn, sc, sh, sw = x._strides
-        _kernels().max_pool(x._storage.data, x._offset, sn, sc, sh, sw, g.N, g.C, g.H, g.W, g.kh, g.kw,
-                            g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, values._storage.data,
-                            indices._storage.data)
+        _kernels(x).max_pool(x._storage.data, x._offset, sn, sc, sh, sw, g.N, g.C, g.H, g.W, g.kh, g.kw,
+                             g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, values._storage.data,
+                             indices._storage.data)
     return _finish(_max_pool2d, (x,), values, {"indices": indices, "geom": geom}), indices
 
 
@@ -263,9 +262,9 @@ def max_pool2d_backward(grad, indices, geom: Geometry):
         src = grad.detach().reshape(g.N * g.C, g.oh * g.ow)
         if src.dtype is not compute:
             src = src.to(compute)
-        _kernels().max_pool_backward(src._storage.data, src._offset, src._strides[0], src._strides[1],
-                                     indices._storage.data, g.N * g.C, g.oh * g.ow, g.H * g.W,
-                                     out._storage.data)
+        _kernels(out).max_pool_backward(src._storage.data, src._offset, src._strides[0], src._strides[1],
+                                        indices._storage.data, g.N * g.C, g.oh * g.ow, g.H * g.W,
+                                        out._storage.data)
     if compute is not grad.dtype:
         out = out.to(grad.dtype)
     return _finish(_max_pool2d_backward, (grad,), out, {"indices": indices, "geom": geom})
@@ -277,7 +276,7 @@ def _nll_grad(g, logp, rows, weights, reduction):
     # g times the constant Jacobian, so that the rule stays differentiable in g.
     from ..creation import zeros
     jac = zeros(logp._shape, dtype=logp.dtype, device=logp.device)
-    _kernels().nll_mask(rows._storage.data, weights._storage.data, logp._shape[1], jac._storage.data)
+    _kernels(jac).nll_mask(rows._storage.data, weights._storage.data, logp._shape[1], jac._storage.data)
     return (g.unsqueeze(1) if reduction == "none" else g) * jac
 
 
@@ -293,7 +292,7 @@ _nll = primitive(
 
 
 def class_nll(logp, target, reduction: str, ignore_index: int):
-    """nll_loss of (N, C) float32/float64 CPU log-probabilities ``logp`` and (N,) class indices
+    """nll_loss of (N, C) float32/float64 log-probabilities ``logp`` and (N,) class indices
     ``target``, without class weights, in one pass (validating the targets on the way).
 
     The mean divides by the number of samples not ignored (NaN if none is left, as PyTorch)."""
@@ -302,7 +301,7 @@ def class_nll(logp, target, reduction: str, ignore_index: int):
     losses = Tensor._empty((n,), logp.dtype, logp.device)
     rows = Tensor._empty((n, 1), dtypes.int64, logp.device)
     weights = Tensor._empty((n,), logp.dtype, logp.device)
-    total, count, bad = _kernels().nll_rows(
+    total, count, bad = _kernels(logp).nll_rows(
         logp._storage.data, logp._offset, logp._strides[0], logp._strides[1], target._storage.data,
         target._offset, target._strides[0], n_classes, ignore_index, losses._storage.data, rows._storage.data,
         weights._storage.data)
@@ -320,7 +319,3 @@ def class_nll(logp, target, reduction: str, ignore_index: int):
     if scale != 1.0:
         weights.mul_(scale)
     return _finish(_nll, inputs, out, {"rows": rows, "weights": weights, "reduction": reduction})
-
-# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
-from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
-_host_fallback(globals(), ['im2col', 'col2im', 'max_pool2d', 'max_pool2d_backward'])

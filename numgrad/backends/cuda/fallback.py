@@ -1,4 +1,4 @@
-"""Host fallback for ops that have CPU kernels only (indexing, sorting, linear algebra, windows).
+"""Host fallback for ops that have CPU kernels only (advanced indexing, sorting, linear algebra).
 
 ``on_host`` wraps an op's public function: when a CUDA tensor is among its arguments, the
 tensors are copied to the host with ``to('cpu')``, the CPU implementation runs, and tensor

@@ -5,7 +5,7 @@ import warnings
 
 from ... import dtypes
 from ...autograd import tape
-from ...ops.registry import primitive
+from ...ops.registry import check_devices, primitive
 from ...ops import functional_elementwise as _E
 from ...ops.nn import class_nll, log_softmax as _log_softmax
 
@@ -152,10 +152,10 @@ def _target_weights(input, target, weight, ignore_index):
 
 
 def _single_pass(input, target) -> bool:
-    """Whether one kernel pass computes the loss: a non-empty (N, C) float32/float64 CPU batch
-    with (N,) integer class indices."""
+    """Whether one kernel pass computes the loss: a non-empty (N, C) float32/float64 batch
+    with (N,) integer class indices on the same device."""
     return (input.ndim == 2 and target.ndim == 1 and input._shape[0] == target._shape[0]
-            and input.numel() > 0 and input.device.type == "cpu"
+            and input.numel() > 0 and input.device == target.device
             and input.dtype in (dtypes.float32, dtypes.float64)
             and not target.dtype.is_floating_point and target.dtype is not dtypes.bool)
 
@@ -167,6 +167,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     -input[n, target[n]] * weight[target[n]] per sample; 'mean' divides by the total weight of
     the non-ignored targets."""
     _check_reduction(reduction)
+    check_devices([input, target] if weight is None else [input, target, weight])
     if weight is None and _single_pass(input, target):
         return class_nll(input, target, reduction, ignore_index)
     may_ignore = _check_targets(input, target, ignore_index)
