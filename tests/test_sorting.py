@@ -31,7 +31,7 @@ def _arr(shape, dtype, seed=0):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("n", [5, 3000], ids=["merge", "radix"])
+@pytest.mark.parametrize("n", [5, 16, 17, 3000], ids=["insertion", "insertion_max", "radix_short", "radix"])
 def test_sort_matches_numpy_stable(dtype, n):
     a = _arr((2, n), dtype)
     r = numgrad.sort(_t(a), dim=1, stable=True)
@@ -56,6 +56,9 @@ RADIX_CASES = {
     "int64_wide": lambda rng, n: rng.integers(-2**63, 2**63 - 1, n),     # key and index in two arrays
     "float64": lambda rng, n: np.where(rng.random(n) < 0.1, -0.0, rng.standard_normal(n)),
     "uint64_like": lambda rng, n: rng.integers(0, 2**62, n) * 2,        # low digit constant: skipped
+    "skipped_digit": lambda rng, n: (rng.integers(-2**23, 2**23, n) * 256).astype(np.int32),  # odd passes
+    "constant": lambda rng, n: np.full(n, 7, dtype=np.int32),            # no pass moves anything
+    "constant_zeros": lambda rng, n: np.where(rng.random(n) < 0.5, -0.0, 0.0).astype(np.float32),
 }
 
 
@@ -180,6 +183,16 @@ def test_hypothesis_sort_is_a_stable_permutation(values):
     # NumPy also sorts NaN last, and its stable sort keeps ties in order.
     order = np.argsort(np.where(a == 0, 0, a), kind="stable")
     assert r.indices.tolist() == order.tolist()
+
+
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), max_size=40))
+def test_hypothesis_descending_sort_puts_nan_first(values):
+    a = np.array(values, dtype=np.float32)
+    r = numgrad.sort(_t(a), descending=True, stable=True)
+    nan = np.isnan(a)
+    order = np.lexsort((np.where(nan, 0, -a), ~nan))  # NaN first, then larger first; stable
+    assert r.indices.tolist() == order.tolist()
+    assert r.values.numpy().tobytes() == a[order].tobytes()
 
 
 @pytest.mark.parametrize("dtype", ["bool", "int32", "float16", "float64"])

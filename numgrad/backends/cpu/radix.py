@@ -3,7 +3,8 @@
 Values become unsigned keys whose integer order is PyTorch's sort order (-0.0 equal to 0.0, NaN
 after +inf; all bits flipped for descending). Each key, less the row's smallest, is packed above
 its index into one 64-bit word, so the radix passes move key and index together and the sort is
-stable by construction; keys too wide to share a word with the index travel beside it.
+stable by construction; keys too wide to share a word with the index travel beside it. Rows of a
+few values are sorted by insertion instead.
 """
 from __future__ import annotations
 
@@ -13,7 +14,11 @@ from numba import njit, prange
 _K = dict(cache=True, error_model="numpy", nogil=True)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MAX_PASSES = 8
-_SPLIT_MIN = 1 << 14
+# Byte digits: a pass writes to 2**d places at once, and 256 of them stay within the first-level
+# cache and TLB even when other processes share the core; 2048 would save a pass on an idle
+# machine but ran 2-3 times slower per pass on a busy one.
+_MAX_DIGIT = 8
+_INSERTION_MAX = 16
 
 
 @njit(inline="always")
@@ -49,106 +54,76 @@ def _bitlen(v):
 
 
 @njit(**_K)
-def _key_range(bits, top, inf, wmask, sh, is_float, descending):
-    kmin = wmask
-    kmax = np.uint64(0)
-    for j in range(bits.shape[0]):
-        k = _key(bits[j], top, inf, wmask, sh, is_float, descending)
-        kmin = min(kmin, k)
-        kmax = max(kmax, k)
-    return kmin, kmax
-
-
-@njit(**_K)
-def _pack(bits, words, base, ibu, top, inf, wmask, sh, is_float, descending):
-    """words[j] = (key_j - base) << ibu | j; returns the smallest and largest key and how many
-    values the key cannot give back (-0.0 and NaN, see _restore)."""
+def _keys(bits, keys, top, inf, wmask, sh, is_float, descending):
+    """keys[j] = the key of bits[j], in a loop the compiler vectorizes (the passes that follow
+    cannot be); returns the smallest and largest key and how many values the key cannot give
+    back (-0.0 and NaN, see _restore)."""
     kmin = wmask
     kmax = np.uint64(0)
     lossy = 0
     for j in range(bits.shape[0]):
         b = np.uint64(bits[j])
         k = _key(b, top, inf, wmask, sh, is_float, descending)
+        keys[j] = k
         kmin = min(kmin, k)
         kmax = max(kmax, k)
-        words[j] = ((k - base) << ibu) | np.uint64(j)
         if is_float:
             lossy += np.int64(b == top) + np.int64((b & (wmask ^ top)) > inf)
     return kmin, kmax, lossy
 
 
 @njit(**_K)
-def _fill_keys(bits, keys, idx, base, top, inf, wmask, sh, is_float, descending):
-    for j in range(bits.shape[0]):
-        keys[j] = _key(bits[j], top, inf, wmask, sh, is_float, descending) - base
-        idx[j] = j
+def _digits(R, n):
+    """Passes and digit width for LSD passes over n words with R-bit keys: the cheapest plan
+    with digits of at most 8 bits, a pass costing a read and a write of every word plus
+    clearing and summing its 2**d counters."""
+    if R == 0:
+        return 0, 1
+    best, best_cost = 0, 0
+    for npass in range((R + _MAX_DIGIT - 1) // _MAX_DIGIT, _MAX_PASSES + 1):
+        cost = npass * (n + 2 * (1 << ((R + npass - 1) // npass)))
+        if best == 0 or cost < best_cost:
+            best, best_cost = npass, cost
+    return best, (R + best - 1) // best
 
 
 @njit(**_K)
-def _rebase(words, delta):
-    for i in range(words.shape[0]):
-        words[i] -= delta
-
-
-@njit(inline="always")
-def _count(h, k, P):
-    """Count the first P bytes of key ``k`` (``P`` is a literal at every call site, so the
-    tests below fold away and the shifts are constants)."""
-    m = np.uint64(255)
-    h[0, np.int64(k & m)] += 1
-    if P > 1:
-        h[1, np.int64((k >> np.uint64(8)) & m)] += 1
-    if P > 2:
-        h[2, np.int64((k >> np.uint64(16)) & m)] += 1
-        h[3, np.int64((k >> np.uint64(24)) & m)] += 1
-    if P > 4:
-        h[4, np.int64((k >> np.uint64(32)) & m)] += 1
-        h[5, np.int64((k >> np.uint64(40)) & m)] += 1
-        h[6, np.int64((k >> np.uint64(48)) & m)] += 1
-        h[7, np.int64((k >> np.uint64(56)) & m)] += 1
-
-
-@njit(inline="always")
-def _count_pairs(words, h0, h1, ibu, P):
-    for i in range(0, words.shape[0] - 1, 2):
-        _count(h0, words[i] >> ibu, P)
-        _count(h1, words[i + 1] >> ibu, P)
-
-
-@njit(**_K)
-def _histograms(words, hist, ibu, npass, d):
-    """hist[0, p, v] = how many words have digit p (``d`` bits, above bit ``ibu``) equal to v,
-    for all passes in one read. Even and odd words count into separate tables: skewed data
-    (the exponent byte of floats) would otherwise chain each increment on the previous one."""
+def _histograms(keys, hist, base, npass, d):
+    """hist[p, v] = how many keys, less ``base``, have digit p (``d`` bits) equal to v, for all
+    passes in one read."""
     nb = 1 << d
     m = np.uint64(nb - 1)
-    n = words.shape[0]
-    # Short rows count into one table: clearing and merging a second costs more than it saves.
-    split = n >= _SPLIT_MIN
-    h0 = hist[0]
-    h1 = hist[1] if split else h0
-    rows = 1 if npass == 1 else 2 if npass == 2 else 4 if npass <= 4 else 8
-    h0[:rows, :nb] = 0
-    h1[:rows, :nb] = 0
-    # Unrolled by hand: a loop over the passes per word runs several times slower.
+    hist[:npass, :nb] = 0
+    # Unrolled by hand for the common pass counts: a loop over the passes per key runs several
+    # times slower.
+    s1, s2, s3 = np.uint64(d), np.uint64(2 * d), np.uint64(3 * d)
+    n = keys.shape[0]
     if npass == 1:
-        for i in range(0, n - 1, 2):
-            h0[0, np.int64((words[i] >> ibu) & m)] += 1
-            h1[0, np.int64((words[i + 1] >> ibu) & m)] += 1
+        for j in range(n):
+            hist[0, (np.uint64(keys[j]) - base) & m] += 1
     elif npass == 2:
-        _count_pairs(words, h0, h1, ibu, 2)
-    elif npass <= 4:
-        _count_pairs(words, h0, h1, ibu, 4)
+        for j in range(n):
+            k = np.uint64(keys[j]) - base
+            hist[0, k & m] += 1
+            hist[1, (k >> s1) & m] += 1
+    elif npass == 3:
+        for j in range(n):
+            k = np.uint64(keys[j]) - base
+            hist[0, k & m] += 1
+            hist[1, (k >> s1) & m] += 1
+            hist[2, (k >> s2) & m] += 1
+    elif npass == 4:
+        for j in range(n):
+            k = np.uint64(keys[j]) - base
+            hist[0, k & m] += 1
+            hist[1, (k >> s1) & m] += 1
+            hist[2, (k >> s2) & m] += 1
+            hist[3, (k >> s3) & m] += 1
     else:
-        _count_pairs(words, h0, h1, ibu, 8)
-    if n % 2:
-        k = words[n - 1] >> ibu
-        for p in range(npass):
-            h0[p, np.int64((k >> np.uint64(p * d)) & m)] += 1
-    if split:
-        for p in range(npass):
-            for v in range(nb):
-                h0[p, v] += h1[p, v]
+        for j in range(n):
+            k = np.uint64(keys[j]) - base
+            for p in range(npass):
+                hist[p, (k >> np.uint64(p * d)) & m] += 1
 
 
 @njit(**_K)
@@ -161,22 +136,94 @@ def _starts(counts, nb):
         acc += c
 
 
+@njit(inline="always")
+def _moves(hist, t, d, n, first):
+    """Whether pass t moves anything: a digit equal across the ``n`` keys (``first`` is the
+    first key) leaves their order as it is."""
+    return hist[t, (first >> np.uint64(t * d)) & np.uint64((1 << d) - 1)] != n
+
+
 @njit(**_K)
-def _scatter(src, dst, pos, shift, m):
-    for i in range(src.shape[0]):
+def _skewed(counts, nb, n):
+    """Whether the commonest digit takes more than one word in eight."""
+    most = 0
+    for v in range(nb):
+        most = max(most, counts[v])
+    return most * 8 > n
+
+
+@njit(inline="always")
+def _put4(dst, pos, w0, w1, w2, w3, v0, v1, v2, v3):
+    """Place four consecutive words: their counts are read together and corrected for the
+    digits repeated among them, so no word waits on another's count going through memory."""
+    q0 = pos[v0]
+    q1 = pos[v1] + (v1 == v0)
+    q2 = pos[v2] + (v2 == v0) + (v2 == v1)
+    q3 = pos[v3] + (v3 == v0) + (v3 == v1) + (v3 == v2)
+    # In order, so that a digit repeated in the group ends with its last count.
+    pos[v0] = q0 + 1
+    pos[v1] = q1 + 1
+    pos[v2] = q2 + 1
+    pos[v3] = q3 + 1
+    # Unsigned indices: no negative-index wraparound check in the hot loop.
+    dst[np.uint64(q0)] = w0
+    dst[np.uint64(q1)] = w1
+    dst[np.uint64(q2)] = w2
+    dst[np.uint64(q3)] = w3
+
+
+@njit(inline="always")
+def _put(dst, pos, w, v):
+    q = pos[v]
+    pos[v] = q + 1
+    dst[np.uint64(q)] = w
+
+
+@njit(inline="always")
+def _word(keys, j, base, ibu):
+    """Key j, less ``base``, above its index ``j``."""
+    return ((np.uint64(keys[j]) - base) << ibu) | np.uint64(j)
+
+
+@njit(**_K)
+def _scatter_keys(keys, dst, pos, shift, m, base, ibu, skewed):
+    """The first pass: each key, less ``base``, packed above its index on its way to
+    ``dst``. ``skewed``: few digits take most keys (see _put4)."""
+    n = keys.shape[0]
+    s = shift + ibu
+    start = 0
+    if skewed:
+        start = n - n % 4
+        for j in range(0, start, 4):
+            w0, w1 = _word(keys, j, base, ibu), _word(keys, j + 1, base, ibu)
+            w2, w3 = _word(keys, j + 2, base, ibu), _word(keys, j + 3, base, ibu)
+            _put4(dst, pos, w0, w1, w2, w3, (w0 >> s) & m, (w1 >> s) & m, (w2 >> s) & m,
+                  (w3 >> s) & m)
+    for j in range(start, n):
+        w = _word(keys, j, base, ibu)
+        _put(dst, pos, w, (w >> s) & m)
+
+
+@njit(**_K)
+def _scatter(src, dst, pos, shift, m, skewed):
+    n = src.shape[0]
+    start = 0
+    if skewed:
+        start = n - n % 4
+        for i in range(0, start, 4):
+            w0, w1, w2, w3 = src[i], src[i + 1], src[i + 2], src[i + 3]
+            _put4(dst, pos, w0, w1, w2, w3, (w0 >> shift) & m, (w1 >> shift) & m,
+                  (w2 >> shift) & m, (w3 >> shift) & m)
+    for i in range(start, n):
         w = src[i]
-        v = np.int64((w >> shift) & m)
-        q = pos[v]
-        pos[v] = q + 1
-        # An unsigned position: no negative-index wraparound check in the hot loop.
-        dst[np.uint64(q)] = w
+        _put(dst, pos, w, (w >> shift) & m)
 
 
 @njit(**_K)
 def _scatter_pairs(keys, idx, keys_to, idx_to, pos, shift, m):
     for i in range(keys.shape[0]):
         k = keys[i]
-        v = np.int64((k >> shift) & m)
+        v = (k >> shift) & m
         q = np.uint64(pos[v])
         pos[v] += 1
         keys_to[q] = k
@@ -184,46 +231,30 @@ def _scatter_pairs(keys, idx, keys_to, idx_to, pos, shift, m):
 
 
 @njit(**_K)
-def _digits(R):
-    """Passes and digit width for R-bit keys: one pass up to 11 bits (2048 buckets), else
-    bytes, whose 256 write streams stay in L1."""
-    if R == 0:
-        return 0, 1
-    if R <= 11:
-        return 1, R
-    return (R + 7) // 8, 8
+def _pack(keys, words, base, ibu):
+    for j in range(keys.shape[0]):
+        words[j] = _word(keys, j, base, ibu)
 
 
 @njit(**_K)
-def _radix(a, b, hist, R, ibu):
-    """Stable LSD radix sort of the words in ``a`` by their R key bits above bit ``ibu``; digits
-    equal across the row are skipped. Returns the buffer holding the result."""
-    npass, d = _digits(R)
-    if npass == 0:
-        return a
-    nb = 1 << d
-    m = np.uint64(nb - 1)
-    _histograms(a, hist, ibu, npass, d)
-    n = a.shape[0]
-    first = a[0] >> ibu
-    src, dst = a, b
-    for t in range(npass):
-        pos = hist[0, t]
-        shift = np.uint64(t * d)
-        if pos[np.int64((first >> shift) & m)] == n:
-            continue
-        _starts(pos, nb)
-        _scatter(src, dst, pos, ibu + shift, m)
-        src, dst = dst, src
-    return src
+def _insertion(words):
+    """Sort a few words in place (all distinct: each holds its index)."""
+    for i in range(1, words.shape[0]):
+        w = words[i]
+        j = i
+        while j > 0 and words[j - 1] > w:
+            words[j] = words[j - 1]
+            j -= 1
+        words[j] = w
 
 
 @njit(**_K)
-def _unpack(words, out_bits, out_idx, ibu, base, top, wmask, sh, is_float, descending):
+def _unpack(words, out_bits, ibu, base, top, wmask, sh, is_float, descending):
+    """Split each sorted word, in place, into its index (left in ``words``) and its value."""
     imask = (np.uint64(1) << ibu) - np.uint64(1)
     for i in range(words.shape[0]):
         w = words[i]
-        out_idx[i] = np.int64(w & imask)
+        words[i] = w & imask
         out_bits[i] = _unkey((w >> ibu) + base, top, wmask, sh, is_float, descending)
 
 
@@ -237,74 +268,97 @@ def _restore(bits, out_bits, out_idx, top, inf, wmask):
 
 
 @njit(**_K)
-def _sort_row_pairs(bits, out_bits, out_idx, ka, kb, ia, ib, hist, top, inf, wmask, sh,
-                    is_float, descending):
-    """Keys as wide as 64 bits with the index beside them: the same LSD passes on two arrays."""
-    kmin, kmax = _key_range(bits, top, inf, wmask, sh, is_float, descending)
-    _fill_keys(bits, ka, ia, kmin, top, inf, wmask, sh, is_float, descending)
-    npass, d = _digits(_bitlen(kmax - kmin))
-    nb = 1 << d
-    m = np.uint64(nb - 1)
-    z = np.uint64(0)
-    _histograms(ka, hist, z, npass, d)
-    n = bits.shape[0]
-    for t in range(npass):
-        pos = hist[0, t]
-        shift = np.uint64(t * d)
-        if pos[np.int64((ka[0] >> shift) & m)] == n:
-            continue
-        _starts(pos, nb)
-        _scatter_pairs(ka, ia, kb, ib, pos, shift, m)
-        ka, kb = kb, ka
-        ia, ib = ib, ia
-    for i in range(n):
-        out_idx[i] = np.int64(ia[i])
-        out_bits[i] = _unkey(ka[i] + kmin, top, wmask, sh, is_float, descending)
+def _sort_packed(keys, out_bits, out_idx, a, hist, base, R, ibu, top, wmask, sh, is_float,
+                 descending):
+    """Keys sharing words with their indices: LSD passes back and forth between ``a`` and
+    ``out_idx``, the first reading the keys, the last landing in ``out_idx``, where the words
+    are unpacked. ``keys`` may be ``out_bits``: only the first pass reads them."""
+    n = keys.shape[0]
+    if n <= _INSERTION_MAX:
+        _pack(keys, out_idx, base, ibu)
+        _insertion(out_idx)
+    else:
+        npass, d = _digits(R, n)
+        _histograms(keys, hist, base, npass, d)
+        first = np.uint64(keys[0]) - base
+        m = np.uint64((1 << d) - 1)
+        moving = 0
+        for t in range(npass):
+            moving += _moves(hist, t, d, n, first)
+        if moving == 0:
+            _pack(keys, out_idx, base, ibu)
+        done = 0
+        for t in range(npass):
+            if not _moves(hist, t, d, n, first):
+                continue
+            pos = hist[t]
+            skewed = _skewed(pos, 1 << d, n)
+            _starts(pos, 1 << d)
+            shift = np.uint64(t * d)
+            # An odd number of passes left starts in out_idx, an even one in a.
+            left = moving - done
+            dst = out_idx if left % 2 else a
+            if done == 0:
+                _scatter_keys(keys, dst, pos, shift, m, base, ibu, skewed)
+            else:
+                _scatter(a if left % 2 else out_idx, dst, pos, ibu + shift, m, skewed)
+            done += 1
+    _unpack(out_idx, out_bits, ibu, base, top, wmask, sh, is_float, descending)
 
 
 @njit(**_K)
-def _sort_row(bits, out_bits, out_idx, a, b, ia, ib, hist, top, inf, is_float, descending):
+def _sort_pairs(keys, out_bits, out_idx, ka, kb, ib, hist, base, R, top, wmask, sh, is_float,
+                descending):
+    """Keys as wide as 64 bits with the index beside them: the same LSD passes on two arrays."""
+    n = keys.shape[0]
+    npass, d = _digits(R, n)
+    m = np.uint64((1 << d) - 1)
+    for j in range(n):
+        ka[j] = np.uint64(keys[j]) - base
+        out_idx[j] = j
+    _histograms(ka, hist, np.uint64(0), npass, d)
+    first = ka[0]
+    ia = out_idx
+    for t in range(npass):
+        if _moves(hist, t, d, n, first):
+            _starts(hist[t], 1 << d)
+            _scatter_pairs(ka, ia, kb, ib, hist[t], np.uint64(t * d), m)
+            ka, kb = kb, ka
+            ia, ib = ib, ia
+    for i in range(n):
+        out_idx[i] = ia[i]
+        out_bits[i] = _unkey(ka[i] + base, top, wmask, sh, is_float, descending)
+
+
+@njit(**_K)
+def _sort_row(bits, out_bits, out_idx, a, b, ib, hist, top, inf, is_float, descending):
     n = bits.shape[0]
     W = bits.itemsize * 8
     sh = np.uint64(W - 1)
     wmask = _ALL >> np.uint64(64 - W)
     ibu = np.uint64(_bitlen(np.uint64(n - 1)))
-    packed = True
-    lossy = 1
-    if W + ibu > 64:
-        kmin, kmax = _key_range(bits, top, inf, wmask, sh, is_float, descending)
-        R = _bitlen(kmax - kmin)
-        packed = R + ibu <= 64
-        base = kmin
-        if packed:
-            lossy = _pack(bits, a, base, ibu, top, inf, wmask, sh, is_float, descending)[2]
-        else:
-            _sort_row_pairs(bits, out_bits, out_idx, a, b, ia, ib, hist, top, inf, wmask, sh,
-                            is_float, descending)
+    # The keys wait in the values' own buffer until the first pass has read them.
+    kmin, kmax, lossy = _keys(bits, out_bits, top, inf, wmask, sh, is_float, descending)
+    R = _bitlen(kmax - kmin)
+    if R + ibu <= 64:
+        _sort_packed(out_bits, out_bits, out_idx, a, hist, kmin, R, ibu, top, wmask, sh,
+                     is_float, descending)
     else:
-        base = np.uint64(0)
-        kmin, kmax, lossy = _pack(bits, a, base, ibu, top, inf, wmask, sh, is_float, descending)
-        R = _bitlen(kmax)
-        # Subtracting the smallest key is a pass of its own: worth it when it saves a digit.
-        if _digits(_bitlen(kmax - kmin))[0] < _digits(R)[0]:
-            _rebase(a, kmin << ibu)
-            base = kmin
-            R = _bitlen(kmax - kmin)
-    if packed:
-        res = _radix(a, b, hist, R, ibu)
-        _unpack(res, out_bits, out_idx, ibu, base, top, wmask, sh, is_float, descending)
+        _sort_pairs(out_bits, out_bits, out_idx, a, b, ib, hist, kmin, R, top, wmask, sh,
+                    is_float, descending)
     if is_float and lossy:
         _restore(bits, out_bits, out_idx, top, inf, wmask)
 
 
 @njit(**_K)
-def sort_rows(bits, out_bits, out_idx, a, b, ia, ib, top, inf, is_float, descending):
+def sort_rows(bits, out_bits, out_idx, a, b, ib, top, inf, is_float, descending):
     """Stable sort of each row of ``bits`` (values as unsigned integers) into ``out_bits``, with
-    the original positions in ``out_idx``. ``a``/``b`` (uint64) and ``ia``/``ib`` (wide keys
-    only) are scratch rows."""
-    hist = np.empty((2, _MAX_PASSES, 2048), dtype=np.int64)
+    the original positions in ``out_idx`` (uint64). ``a`` is a scratch row of uint64; ``b`` and
+    ``ib`` too when keys may be too wide to share a word with the index, else empty."""
+    hist = np.empty((_MAX_PASSES, 1 << _MAX_DIGIT), dtype=np.int64)
     for r in range(bits.shape[0]):
-        _sort_row(bits[r], out_bits[r], out_idx[r], a, b, ia, ib, hist, top, inf, is_float, descending)
+        _sort_row(bits[r], out_bits[r], out_idx[r], a, b, ib, hist, top, inf, is_float,
+                  descending)
 
 
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
@@ -313,10 +367,9 @@ def sort_rows_par(bits, out_bits, out_idx, chunks, wide, top, inf, is_float, des
     per = (rows + chunks - 1) // chunks
     for c in prange(chunks):
         a = np.empty(n, dtype=np.uint64)
-        b = np.empty(n, dtype=np.uint64)
-        ia = np.empty(n if wide else 0, dtype=np.uint64)
+        b = np.empty(n if wide else 0, dtype=np.uint64)
         ib = np.empty(n if wide else 0, dtype=np.uint64)
-        hist = np.empty((2, _MAX_PASSES, 2048), dtype=np.int64)
+        hist = np.empty((_MAX_PASSES, 1 << _MAX_DIGIT), dtype=np.int64)
         for r in range(c * per, min(rows, (c + 1) * per)):
-            _sort_row(bits[r], out_bits[r], out_idx[r], a, b, ia, ib, hist, top, inf, is_float,
+            _sort_row(bits[r], out_bits[r], out_idx[r], a, b, ib, hist, top, inf, is_float,
                       descending)

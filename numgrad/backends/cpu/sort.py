@@ -28,20 +28,20 @@ def sort(rows: np.ndarray, descending: bool) -> tuple:
     is_float = dt.kind == "f"
     top = np.uint64(1 << (w - 1)) if dt.kind in "fi" else np.uint64(0)
     inf = np.uint64(_INF_BITS.get(dt.itemsize, 0) if is_float else 0)
-    bits, out = rows.view(udt), values.view(udt)
+    bits, out, idx = rows.view(udt), values.view(udt), perm.view(np.uint64)
     n = rows.shape[1]
-    wide = 8 * dt.itemsize + (n - 1).bit_length() > 64  # key and index overflow one word
+    wide = 8 * dt.itemsize + (n - 1).bit_length() > 64  # key and index may overflow one word
     if rows.shape[0] > 1 and use_parallel(rows.size, _PARALLEL_THRESHOLD):
         # A few chunks per thread even out rows of uneven cost; each chunk reuses its scratch.
         chunks = min(rows.shape[0], 4 * numba.get_num_threads())
-        sort_rows_par(bits, out, perm, chunks, wide, top, inf, is_float, bool(descending))
+        sort_rows_par(bits, out, idx, chunks, wide, top, inf, is_float, bool(descending))
         return values, perm
     # Scratch allocated by NumPy, which asks the kernel for huge pages: the radix passes'
     # scattered writes would otherwise miss the TLB.
-    a, b = np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.uint64)
-    ia = np.empty(n if wide else 0, dtype=np.uint64)
+    a = np.empty(n, dtype=np.uint64)
+    b = np.empty(n if wide else 0, dtype=np.uint64)
     ib = np.empty(n if wide else 0, dtype=np.uint64)
-    sort_rows(bits, out, perm, a, b, ia, ib, top, inf, is_float, bool(descending))
+    sort_rows(bits, out, idx, a, b, ib, top, inf, is_float, bool(descending))
     return values, perm
 
 
