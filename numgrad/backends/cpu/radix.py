@@ -373,3 +373,82 @@ def sort_rows_par(bits, out_bits, out_idx, chunks, wide, top, inf, is_float, des
         for r in range(c * per, min(rows, (c + 1) * per)):
             _sort_row(bits[r], out_bits[r], out_idx[r], a, b, ib, hist, top, inf, is_float,
                       descending)
+
+
+# ------------------------------------------------------------------- one long row, two threads
+
+@njit(inline="always")
+def _merge(lb, li, rb, ri, shift, out_bits, out_idx, top, inf, wmask, sh, is_float, descending):
+    """Merge two sorted runs of values (as bits) and positions; ties take the left run first, so
+    the merge is stable. The right run's positions are shifted by ``shift``."""
+    nl, nr = lb.shape[0], rb.shape[0]
+    i = j = k = 0
+    while i < nl and j < nr:
+        if _key(rb[j], top, inf, wmask, sh, is_float, descending) < \
+                _key(lb[i], top, inf, wmask, sh, is_float, descending):
+            out_bits[k] = rb[j]
+            out_idx[k] = ri[j] + shift
+            j += 1
+        else:
+            out_bits[k] = lb[i]
+            out_idx[k] = li[i]
+            i += 1
+        k += 1
+    while i < nl:
+        out_bits[k] = lb[i]
+        out_idx[k] = li[i]
+        i += 1
+        k += 1
+    while j < nr:
+        out_bits[k] = rb[j]
+        out_idx[k] = ri[j] + shift
+        j += 1
+        k += 1
+
+
+@njit(inline="always")
+def _corank(k, lb, rb, top, inf, wmask, sh, is_float, descending):
+    """How many of the first ``k`` merged outputs come from the left run: the smallest i whose
+    left value sorts after the right run's (k - i)-th (binary search; left wins ties)."""
+    lo, hi = max(0, k - rb.shape[0]), min(k, lb.shape[0])
+    while lo < hi:
+        i = (lo + hi) // 2
+        if _key(lb[i], top, inf, wmask, sh, is_float, descending) <= \
+                _key(rb[k - i - 1], top, inf, wmask, sh, is_float, descending):
+            lo = i + 1
+        else:
+            hi = i
+    return lo
+
+
+@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+def sort_row_split_par(bits, out_bits, out_idx, wide, top, inf, is_float, descending):
+    """A stable sort of one long row on two threads: each sorts a half, then each merges half
+    of the output (split where the two halves' merge order puts the middle)."""
+    n = bits.shape[0]
+    h = n // 2
+    W = bits.itemsize * 8
+    sh = np.uint64(W - 1)
+    wmask = _ALL >> np.uint64(64 - W)
+    run_bits = np.empty(n, bits.dtype)
+    run_idx = np.empty(n, np.uint64)
+    for c in prange(2):
+        lo = 0 if c == 0 else h
+        hi = h if c == 0 else n
+        m = hi - lo
+        a = np.empty(m, dtype=np.uint64)
+        b = np.empty(m if wide else 0, dtype=np.uint64)
+        ib = np.empty(m if wide else 0, dtype=np.uint64)
+        hist = np.empty((_MAX_PASSES, 1 << _MAX_DIGIT), dtype=np.int64)
+        _sort_row(bits[lo:hi], run_bits[lo:hi], run_idx[lo:hi], a, b, ib, hist, top, inf, is_float,
+                  descending)
+    lb, li, rb, ri = run_bits[:h], run_idx[:h], run_bits[h:], run_idx[h:]
+    split = _corank(h, lb, rb, top, inf, wmask, sh, is_float, descending)
+    shift = np.uint64(h)
+    for c in prange(2):
+        if c == 0:
+            _merge(lb[:split], li[:split], rb[:h - split], ri[:h - split], shift, out_bits[:h],
+                   out_idx[:h], top, inf, wmask, sh, is_float, descending)
+        else:
+            _merge(lb[split:], li[split:], rb[h - split:], ri[h - split:], shift, out_bits[h:],
+                   out_idx[h:], top, inf, wmask, sh, is_float, descending)
