@@ -13,6 +13,9 @@ from .shapes import Size
 from .storage import Storage
 
 
+_engine: list = []
+
+
 class Tensor:
     """An n-dimensional array with autograd support.
 
@@ -106,7 +109,7 @@ class Tensor:
         return t
 
     def _bump_version(self):
-        self._storage.version += 1
+        self._storage._counter[0] += 1
 
     # ------------------------------------------------------------------ metadata
     @property
@@ -314,8 +317,11 @@ class Tensor:
     # ------------------------------------------------------------------ autograd surface
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Computes the gradient of this tensor w.r.t. graph leaves, accumulating into ``.grad``."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        if not _engine:
+            # Bound on first use: the autograd package imports this module.
+            from .autograd import engine
+            _engine.append(engine)
+        _engine[0].backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     @property
     def data(self) -> "Tensor":

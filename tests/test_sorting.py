@@ -105,26 +105,6 @@ def test_sort_rows_parallel_kernel(monkeypatch):
     assert_close(r.values.numpy(), np.take_along_axis(a, order, 1))
 
 
-@pytest.mark.parametrize("n", [2, 3, 1001])
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint8])
-def test_long_row_split_over_two_threads(monkeypatch, n, dtype):
-    # One row is sorted as two halves, then merged by two threads: stable, NaN last.
-    from numgrad.backends.cpu import sort as S
-    monkeypatch.setattr(S, "use_parallel", lambda n, threshold: True)
-    monkeypatch.setattr(S.numba, "get_num_threads", lambda: 2)
-    a = (RNG.standard_normal(n) * 4).astype(dtype) if dtype != np.uint8 else RNG.integers(0, 5, n, dtype)
-    if dtype == np.float32 and n > 3:
-        a[::7] = np.nan
-        a[1::11] = -0.0
-    for descending in (False, True):
-        r = numgrad.sort(_t(a), descending=descending, stable=True)
-        key = a.astype(np.float64)
-        key = np.where(np.isnan(key), np.inf, key)
-        order = np.argsort(-key if descending else key, kind="stable")
-        assert r.indices.tolist() == order.tolist()
-        np.testing.assert_array_equal(r.values.numpy(), a[order])
-
-
 @given(st.lists(st.integers(-2**63, 2**63 - 1), max_size=60), st.booleans())
 def test_hypothesis_int64_sort(values, descending):
     a = np.array(values, dtype=np.int64)

@@ -11,6 +11,8 @@ import sys
 
 import numpy as np
 
+from .. import shapes
+from ..tensor import Tensor
 from . import grad_mode
 from . import profiler as _profiler
 from .tape import AccumulateGrad, edge
@@ -25,7 +27,6 @@ def _as_tuple(x):
 
 
 def _make_grads(outputs, grad_outputs):
-    from ..creation import full_like, ones_like
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -34,8 +35,11 @@ def _make_grads(outputs, grad_outputs):
             if not out.dtype.is_floating_point:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                    f"{_dtype_name(out.dtype)}")
-            g = ones_like(out)
+            # ones_like(out), without the factory's argument parsing.
+            g = Tensor._empty(out._shape, out.dtype, out._storage.device)
+            g._fill_raw(1)
         elif not hasattr(g, "_storage"):
+            from ..creation import full_like
             g = full_like(out, g)
         elif g._shape != out._shape:
             raise RuntimeError(
@@ -245,8 +249,10 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
             push(heap, (-node.position, id(node), node))
         slot[idx] = g if slot[idx] is None else slot[idx] + g
 
-    prev_mode = grad_mode._state.enabled
-    grad_mode._state.enabled = create_graph
+    sum_to = _sum_to_fn()
+    state = grad_mode._state
+    prev_mode = state.enabled
+    state.enabled = create_graph
     try:
         while heap:
             node = pop(heap)[2]
@@ -270,10 +276,13 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                 for i, g in enumerate(grads_out):
                     if g is not None and (node, i) in capture:
                         captured[(node, i)] = g
-            if needed is not None and node not in needed:
-                continue
-            if _has_none(grads_out) and getattr(node, "materialize_grads", True):
-                grads_out = [_zeros(m) if g is None else g for g, m in zip(grads_out, node._out_meta)]
+                if needed is not None and node not in needed:
+                    continue
+            for g in grads_out:
+                if g is None:
+                    if getattr(node, "materialize_grads", True):
+                        grads_out = [_zeros(m) if g is None else g for g, m in zip(grads_out, node._out_meta)]
+                    break
             if _profiler.enabled:
                 grads_in = _profiler.timed(node.name(), node.apply, grads_out, create_graph)
             else:
@@ -291,7 +300,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                 if needed is not None and nxt not in needed:
                     continue
                 if g._shape != meta[0]:
-                    g = _sum_to(g, meta[0])
+                    g = sum_to(g, meta[0])
                 if g.dtype is not meta[1]:
                     g = g.to(meta[1])
                 slot = pending.get(nxt)
@@ -306,20 +315,19 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
             # Held past the loop, this list would keep every gradient looking shared (_unshared).
             grads_in = None
     finally:
-        grad_mode._state.enabled = prev_mode
+        state.enabled = prev_mode
     return captured
 
 
-def _has_none(grads):
-    for g in grads:
-        if g is None:
-            return True
-    return False
+_reductions: list = []
 
 
-def _sum_to(g, shape):
-    from ..ops.reductions import sum_to
-    return sum_to(g, shape)
+def _sum_to_fn():
+    if not _reductions:
+        # Bound on first use: the ops import autograd.
+        from ..ops import reductions
+        _reductions.append(reductions)
+    return _reductions[0].sum_to
 
 
 def _zeros(meta):
@@ -364,9 +372,10 @@ def _unshared(g) -> bool:
     even through a view or a NumPy alias of its memory: then it can become a ``.grad`` uncopied.
     Counts: run_backward's local, this argument and getrefcount's own."""
     s = g._storage
-    if not (sys.getrefcount(g) <= 3 and sys.getrefcount(s) <= 3 and s.device.type == "cpu"
-            and sys.getrefcount(s.data) <= 2 and g._offset == 0 and g.grad_fn is None
-            and not g.requires_grad and g._base is None and len(s) == g.numel() and g.is_contiguous()):
+    if not (sys.getrefcount(g) <= 3 and sys.getrefcount(s) <= 3 and g._offset == 0 and g._base is None
+            and g.grad_fn is None and not g.requires_grad and s.device.type == "cpu"
+            and sys.getrefcount(s.data) <= 2 and s.data.shape[0] == shapes.prod(g._shape)
+            and shapes.is_contiguous(g._shape, g._strides)):
         return False
     # A kernel's result may be a flat view of the array it allocated, which then has no other
     # reference; an array from a user (from_numpy) is still referenced by its owner.

@@ -90,9 +90,9 @@ class Node:
         if saved is None:
             return None
         versions = self._versions
-        for i, v in enumerate(versions):
-            if v is not None and saved[i]._storage.version != v:
-                raise _modified_error(saved[i], v, self if i == 0 else None)
+        for v, x in zip(versions, saved):
+            if v is not None and x._storage._counter[0] != v:
+                raise _modified_error(x, v, self if x is saved[0] else None)
         ans = saved[0]
         if reattach and ans is not None and versions[0] is not None:
             # Rules reading the result must see it as this node's output to stay differentiable.
@@ -108,25 +108,25 @@ class Node:
         # Only saved tensors are freed; geometry and scalars (what PyTorch saves as sizes) stay,
         # so a node that saved no tensor can be replayed, as in PyTorch.
         versions = self._versions
-        if versions is not None and versions.count(None) != len(versions):
-            self._saved = tuple(None if v is not None else s for s, v in zip(self._saved, versions))
-            self._versions = (None,) * len(versions)
-            self._released = True
+        if versions is None or self._released:
+            return
+        for v in versions:
+            if v is not None:
+                self._saved = tuple([None if w is not None else s for s, w in zip(self._saved, versions)])
+                self._versions = (None,) * len(versions)
+                self._released = True
+                return
 
     def apply(self, grads_out, create_graph=False):
         """The cotangents of this node's inputs, given those of its outputs."""
-        saved = self._unpack(create_graph)
+        saved = self._unpack(create_graph) if self._saved is not None or self._released else None
         g = grads_out[0] if len(grads_out) == 1 else tuple(grads_out)
         params = self._params or _NO_PARAMS
-        n = len(self.next_functions)
         if saved is None:
-            saved = (None,) * (n + 1)
+            saved = (None,) * (len(self.next_functions) + 1)
         out = []
         for rule, (nxt, _) in zip(self._rules, self.next_functions):
-            if rule is None or nxt is None:
-                out.append(None)
-            else:
-                out.append(rule(g, *saved, **params))
+            out.append(None if rule is None or nxt is None else rule(g, *saved, **params))
         return out
 
 
@@ -175,8 +175,10 @@ class AccumulateGrad(Node):
     __slots__ = ("variable",)
 
     def __init__(self, variable):
-        super().__init__()
+        # Node.__init__ without drawing a position: a leaf's sink has none of its own.
         self.position = -1
+        self._saved = self._versions = self._params = self._extras = None
+        self._released = False
         self.variable = variable
         self.next_functions = ()
         self._out_meta = ((variable._shape, variable.dtype, variable.device),)
@@ -299,10 +301,6 @@ def node_class(op, variant=None):
     return cls
 
 
-def _operand_kinds(inputs) -> str:
-    return "".join("t" if hasattr(x, "_storage") else "s" for x in inputs)
-
-
 class _Geometry:
     """What a rule that only reads ``x.shape`` and friends needs of ``x``: no data, no version."""
 
@@ -352,11 +350,6 @@ _NO_EDGE = (None, 0)
 def record(op, inputs, result, params=None, outputs=None, variant=None):
     """Append one tape entry: ``result`` (or each of ``outputs``) gets the new node as grad_fn;
     ``variant`` picks the node's name among the op's ``variants``."""
-    if op.variants:
-        node = node_class(op, _operand_kinds(inputs) if variant is None else variant)()
-    else:
-        cls = _node_classes.get(op)
-        node = (cls if cls is not None else node_class(op))()
     nexts = []
     metas = []
     live = 0  # bit k set: input k has an edge
@@ -380,12 +373,21 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
                 nexts.append(_NO_EDGE)
             metas.append((x._shape, x.dtype))
         bit <<= 1
+    # Made after its inputs' nodes (a view's history may be regenerated above): positions order
+    # every node after the nodes it reads.
+    if op.variants:
+        if variant is None:
+            variant = "".join(["s" if m is None else "t" for m in metas])
+        cls = _node_classes.get((op, variant)) or node_class(op, variant)
+    else:
+        cls = _node_classes.get(op) or node_class(op)
+    node = cls()
     node.next_functions = tuple(nexts)
     node._params = params
     node._input_meta = tuple(metas)
+    need = _needs(op, live)
     if outputs is None:
         node._out_meta = ((result._shape, result.dtype, result._storage.device),)
-        need = _needs(op, live)
         if need:
             _save(node, op, inputs, result, need)
         result.requires_grad = True
@@ -394,7 +396,6 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
         return node
     node._out_meta = tuple([(o._shape, o.dtype, o._storage.device) if o is not None else None
                             for o in outputs])
-    need = _needs(op, live)
     if need:
         _save(node, op, inputs, outputs[0], need)
     for i, o in enumerate(outputs):

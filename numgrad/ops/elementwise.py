@@ -63,6 +63,9 @@ elementwise("fmod", _fmod, nin=2, bool_ok=False, variants={"tt": "FmodBackward1"
 
 
 def _pow(x, y):
+    # Squares (``x ** 2`` in every loss) skip the pow call; x * x is exactly rounded too.
+    if y == 2:
+        return x * x
     return x ** y
 
 

@@ -247,6 +247,8 @@ def pow(input, exponent, *, out=None):
     """pow(input, exponent, *, out=None) -> Tensor
 
     Raises input to the power exponent, elementwise, with broadcasting."""
+    if exponent.__class__ in (int, float) and isinstance(input, Tensor) and input.dtype.is_floating_point:
+        return run_elementwise(OPS["pow"], (input, exponent), out)
     if not hasattr(input, "_storage") and not hasattr(exponent, "_storage"):
         raise TypeError("pow() expects at least one Tensor argument")
     rt = dtypes.result_type(input, exponent)

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from .. import dtypes
+from .. import dtypes, shapes
+from ..devices import CPU
 from ..tensor import Tensor
 from . import functional_elementwise as F
 from . import reductions as R
 from . import statistics as S
 from . import views as V
 from . import copying as C
-from .registry import OPS, run_elementwise
+from .registry import OPS, backend, run_elementwise
+from ..autograd import tape as _tape
+from ..autograd.grad_mode import _state as _grad_state
 
 # name -> function; becomes Tensor.name(self, ...) == function(self, ...)
 METHODS = {}
@@ -45,26 +48,47 @@ def _method(fn):
 
 
 def _inplace(fn, name):
+    takes_out = _takes_out(fn)
+
     def method(self, *args, **kwargs):
-        return inplace_apply(self, fn, args, kwargs)
+        return inplace_apply(self, fn, args, kwargs, takes_out)
     method.__name__ = method.__qualname__ = name + "_"
     method.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
     return method
 
 
-def inplace_apply(self, fn, args, kwargs):
+def _direct_inplace(fn, name):
+    """``add_``/``sub_``/``mul_``/``div_``: one operand, no options and nothing to record go
+    straight to the dispatcher, which checks broadcasting and casting as ``out=`` would."""
+    op = OPS[name]
+    general = _inplace(fn, name)
+
+    def method(self, *args, **kwargs):
+        if kwargs or len(args) != 1 or self.dtype is dtypes.bool or _tape._dual_levels[0] or \
+                _grad_state.enabled and (self.requires_grad or getattr(args[0], "requires_grad", False)):
+            return general(self, *args, **kwargs)
+        return run_elementwise(op, (self, args[0]), self, True)
+    method.__name__ = method.__qualname__ = general.__name__
+    method.__doc__ = general.__doc__
+    return method
+
+
+def inplace_apply(self, fn, args, kwargs, takes_out=None):
     """Run ``fn(self, *args)`` writing its result into ``self``; bumps the version counter."""
-    from ..autograd import tape
-    if tape.should_record((self,) + tuple(args)) or tape.has_tangents((self,) + tuple(args)):
-        tape.check_inplace(self)
-        result = fn(self, *args, **kwargs)
-        _check_inplace(self, result)
-        self._write(result)
-        tape.rebase(self, result)
-        return self
-    if _takes_out(fn):
+    if _grad_state.enabled or _tape._dual_levels[0]:
+        inputs = (self,) + tuple(args)
+        if _tape.should_record(inputs) or _tape.has_tangents(inputs):
+            _tape.check_inplace(self)
+            result = fn(self, *args, **kwargs)
+            _check_inplace(self, result)
+            self._write(result)
+            _tape.rebase(self, result)
+            return self
+    if takes_out is None:
+        takes_out = _takes_out(fn)
+    if takes_out:
         # ``out=`` would resize self; an in-place op must not change its shape.
-        _check_inplace_broadcast(self, tuple(args) + tuple(kwargs.values()))
+        _check_inplace_broadcast(self, tuple(args) + tuple(kwargs.values()) if kwargs else args)
         return fn(self, *args, **kwargs, out=self)
     result = fn(self, *args, **kwargs)
     _check_inplace(self, result)
@@ -73,10 +97,9 @@ def inplace_apply(self, fn, args, kwargs):
 
 
 def _check_inplace_broadcast(self, args):
-    from .. import shapes
-    others = [a.shape for a in args if isinstance(a, Tensor)]
-    if others and any(o != self._shape for o in others):
-        shape = shapes.broadcast_shapes(self.shape, *others)
+    others = [a._shape for a in args if isinstance(a, Tensor) and a._shape != self._shape]
+    if others:
+        shape = shapes.broadcast_shapes(self._shape, *others)
         if tuple(shape) != tuple(self.shape):
             raise RuntimeError(
                 f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast shape "
@@ -99,7 +122,8 @@ for _name, _fn in METHODS.items():
     # A plain function is already a method; only other callables need the wrapper.
     setattr(Tensor, _name, _fn if isinstance(_fn, FunctionType) else _method(_fn))
 for _name in INPLACE:
-    setattr(Tensor, _name + "_", _inplace(METHODS[_name], _name))
+    setattr(Tensor, _name + "_", (_direct_inplace if _name in ("add", "sub", "mul", "div") else _inplace)(
+        METHODS[_name], _name))
 
 # The unary in-place ops PyTorch also spells as functions: ``torch.sin_(x)`` is ``x.sin_()``.
 __all__ = [_name + "_" for _name in (
@@ -206,11 +230,9 @@ Tensor.__ixor__ = _iop("bitwise_xor")
 # conversions and copies ------------------------------------------------------------------------
 def _copy_into(dst, src):
     """Raw write of src (broadcast, any dtype) into dst's memory; no autograd."""
-    from .registry import backend, _tensor_type
     if not hasattr(src, "_storage"):
         backend(dst.device).elementwise(OPS["copy"], dst.dtype, dst, (src,), dst._shape)
     else:
-        from .. import shapes
         shapes.broadcast_shapes(dst._shape, src._shape)
         if src.device != dst.device:
             src = src.to(dst.device)
@@ -229,16 +251,24 @@ def _overlaps(a, b) -> bool:
 Tensor._write = _copy_into
 
 
+# Fill launchers of CPU tensors by dtype and geometry (factories fill fresh tensors of few shapes).
+_fills: dict = {}
+
+
 def _fill_raw(self, value):
-    from .registry import backend
+    if self._storage.device is CPU and value.__class__ in (bool, int, float):
+        key = (self.dtype, self._shape, self._strides)
+        fill = _fills.get(key)
+        if fill is None:
+            if len(_fills) > 1024:
+                _fills.clear()
+            fill = _fills[key] = backend(CPU).fill_plan(OPS["copy"], self.dtype, self._shape, self._strides)
+        if fill:
+            fill(self._storage.data, self._offset, (value,))
+            return
     backend(self.device).elementwise(OPS["copy"], self.dtype, self, (value,), self._shape)
 
 
 Tensor._fill_raw = _fill_raw
-Tensor._fill_affine = lambda self, start, step: _backend_of(self).fill_affine(self, start, step)
-Tensor._fill_linspace = lambda self, s, e, st: _backend_of(self).fill_linspace(self, s, e, st)
-
-
-def _backend_of(t):
-    from .registry import backend
-    return backend(t.device)
+Tensor._fill_affine = lambda self, start, step: backend(self.device).fill_affine(self, start, step)
+Tensor._fill_linspace = lambda self, s, e, st: backend(self.device).fill_linspace(self, s, e, st)

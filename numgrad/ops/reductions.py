@@ -485,10 +485,11 @@ def cumprod(input, dim, *, dtype=None, out=None):
 def sum_to(g, shape):
     """Sum a broadcast cotangent back down to ``shape`` (undoes broadcasting)."""
     shape = tuple(shape)
-    if tuple(g.shape) == shape:
+    gshape = g._shape
+    if gshape == shape:
         return g
-    lead = g.ndim - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1)
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
     if dims and dims[-1] < lead:
         return sum(g, dims)
     r = sum(g, dims, keepdim=True) if dims else g

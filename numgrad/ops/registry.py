@@ -331,10 +331,16 @@ def _run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
     return result
 
 
+_cpu_backend = []
+
+
 def _backend(device):
     if device is None or device.type == "cpu":
-        from ..backends.cpu import dispatch
-        return dispatch
+        if not _cpu_backend:
+            # Imported on first use, not at import time: the CPU backend imports Numba.
+            from ..backends.cpu import dispatch
+            _cpu_backend.append(dispatch)
+        return _cpu_backend[0]
     from ..backends.cuda import dispatch
     return dispatch
 

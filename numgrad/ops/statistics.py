@@ -19,8 +19,9 @@ _builtin_max = max
 
 def _numel(x, dims) -> int:
     n = 1
+    shape = x._shape
     for d in dims:
-        n *= x.shape[d]
+        n *= shape[d]
     return n
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import dtypes, shapes
 from ..autograd import tape
-from .registry import primitive
+from .registry import primitive, torch_type_name
 
 __all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "permute", "transpose",
            "t", "flatten", "movedim", "narrow", "select", "unbind", "split", "chunk", "diagonal",
@@ -79,8 +79,17 @@ def _view_dtype(input, dtype):
     return out
 
 
+_SIZE_CLASSES = (tuple, shapes.Size, list)
+
+
 def _parse_with_neg(shape):
     """Sizes given as varargs or one sequence; -1 allowed (resolved by the caller)."""
+    seq = shape[0] if len(shape) == 1 and shape[0].__class__ in _SIZE_CLASSES else shape
+    for s in seq:
+        if s.__class__ is not int:
+            break
+    else:
+        return tuple(seq)
     if len(shape) == 1 and hasattr(shape[0], "__iter__") and not hasattr(shape[0], "_storage"):
         shape = tuple(shape[0])
     return tuple(shapes._as_index(s) for s in shape)
@@ -116,7 +125,6 @@ def _sum_to(g, shape):
 def expand(input, *sizes):
     """Broadcasts size-1 dims to larger sizes (-1 keeps a dim) as a stride-0 view: no copy."""
     sizes = _parse_with_neg(sizes)
-    from .registry import torch_type_name
     new_shape, new_strides = shapes.expand_strides(input._shape, input._strides, sizes,
                                                    torch_type_name(input.dtype))
     if new_shape == input._shape:
@@ -162,9 +170,12 @@ _transpose_op = primitive("transpose", 1, kind="view",
 
 def transpose(input, dim0, dim1):
     """Returns a view with dims ``dim0`` and ``dim1`` swapped."""
-    nd = input.ndim
-    d0 = shapes.normalize_dim(dim0, nd)
-    d1 = shapes.normalize_dim(dim1, nd)
+    nd = len(input._shape)
+    if dim0.__class__ is int and dim1.__class__ is int and -nd <= dim0 < nd and -nd <= dim1 < nd:
+        d0, d1 = dim0 % nd, dim1 % nd
+    else:
+        d0 = shapes.normalize_dim(dim0, nd)
+        d1 = shapes.normalize_dim(dim1, nd)
     if nd == 0:
         return _make_view(input, _transpose_op, (), (), params={"dim0": 0, "dim1": 0})
     shape = list(input._shape)

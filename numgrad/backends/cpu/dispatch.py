@@ -100,6 +100,14 @@ def elementwise_into_plan(op, compute, out, inputs):
     return run
 
 
+def fill_plan(op, dtype, shape, strides):
+    """``fill(buf, offset, (value,))``: ``op`` of one Python scalar written over a tensor of
+    ``dtype``, ``shape`` and ``strides``; False where float16 storage needs the general path."""
+    if dtype.numpy == _F16:
+        return False
+    return _ew.launcher(op, dtype.numpy, shape, strides, (None,))
+
+
 def _raw(x):
     """(buffer, offset, strides) of a tensor, with float16 widened to a float32 copy."""
     buf, offset, strides = x._storage.data, x._offset, x._strides

@@ -341,6 +341,19 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
     return launch
 
 
+_offsets: dict = {}
+
+
+def _offsets_array(offs: tuple) -> np.ndarray:
+    """The operands' offsets as the int64 array n-d kernels read (memoized: they never write it)."""
+    arr = _offsets.get(offs)
+    if arr is None:
+        if len(_offsets) > 1024:
+            _offsets.clear()
+        arr = _offsets[offs] = np.array(offs, dtype=np.int64)
+    return arr
+
+
 def _nd_launcher(mod, n, shape_a, loop_strides, kinds, compute_np):
     kern, kern_par = mod.nd, mod.nd_par
 
@@ -354,7 +367,7 @@ def _nd_launcher(mod, n, shape_a, loop_strides, kinds, compute_np):
             else:
                 bufs.append(x._storage.data)
                 offs.append(x._offset)
-        offsets = np.array(offs, dtype=np.int64)
+        offsets = _offsets_array(tuple(offs))
         if use_parallel(n, PARALLEL_THRESHOLD):
             return kern_par(shape_a, loop_strides, offsets, out, *bufs, CHUNKS)
         kern(shape_a, loop_strides, offsets, out, *bufs)

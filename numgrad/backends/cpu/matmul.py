@@ -35,6 +35,17 @@ def _bmm_blas(a, b, ia, ib, out, ta, tb, ik):
         blas.gemm(plan, b[ib[i]], a[ia[i]], out[i])
 
 
+@njit(cache=True, nogil=True)
+def _mm_blas(a, ia, b, ib, out, m, n, k, ta, tb, ik):
+    """out = A @ B through BLAS gemm, for one (m x k) A starting at ``a[ia]`` and one (k x n) B
+    at ``b[ib]``, each stored row-major or as its row-major transpose (``ta``/``tb``): the
+    plain-matrix case of :func:`_bmm_blas`, reading the flat buffers without 3-d views."""
+    op_a, ld_a = (blas.T, m) if ta else (blas.N, k)
+    op_b, ld_b = (blas.T, k) if tb else (blas.N, n)
+    plan = blas.gemm_plan(op_b, op_a, n, m, k, ld_b, ld_a, n, out, ik)
+    blas.gemm(plan, b[ib:], a[ia:], out)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def _mm_loop(x, y, o):
     """o = x @ y for C-contiguous matrices: blocks of y's rows and columns stay in cache while
@@ -135,7 +146,7 @@ def bmm_plan(a, b, out_shape):
     item = dt.itemsize
     strides = shapes.contiguous_strides(out_shape)
     nd, empty, make, dtype = np.ndarray, np.empty, Tensor._make, a.dtype
-    work = n_out * a._shape[-1]
+    work = out_shape[-2] * out_shape[-1] * a._shape[-1]  # of one product: what OpenBLAS splits
 
     def run(a, b):
         x = nd(xs, dt, a._storage.data, a._offset * item, xst)
@@ -147,13 +158,26 @@ def bmm_plan(a, b, out_shape):
         else:
             _bmm_loop(x, y, ia, ib, buf.reshape(o_shape), ta, tb)
         return make(Storage(buf, CPU), out_shape, strides, 0, dtype)
-    return run
+    if batch:
+        return run
+    m, n, k = out_shape[0], out_shape[1], a._shape[-1]
+
+    def run_matrices(a, b):
+        # Plain matrices (the common case) skip building 3-d views of the operands.
+        if not blas.available():
+            return run(a, b)
+        buf = empty(n_out, dt)
+        note_blas(work)
+        _mm_blas(a._storage.data, a._offset, b._storage.data, b._offset, buf, m, n, k, ta, tb,
+                 blas.int_witness())
+        return make(Storage(buf, CPU), out_shape, strides, 0, dtype)
+    return run_matrices
 
 
 def bmm_arrays(x, y, ia, ib, o, ta, tb):
     """The kernel call on prepared arrays (see :func:`_stack`); ``o`` is (batch, M, N)."""
     if o.dtype in _BLAS_DTYPES and blas.available():
-        note_blas(o.size * (x.shape[1] if ta else x.shape[2]))
+        note_blas(o.shape[1] * o.shape[2] * (x.shape[1] if ta else x.shape[2]))
         _bmm_blas(x, y, ia, ib, o, ta, tb, blas.int_witness())
     else:
         _bmm_loop(x, y, ia, ib, o, ta, tb)

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from .parallel import use_parallel
-from .radix import sort_row_split_par, sort_rows, sort_rows_par
+from .radix import sort_rows, sort_rows_par
 
 _K = dict(cache=True, error_model="numpy", nogil=True)
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
@@ -31,10 +31,6 @@ def sort(rows: np.ndarray, descending: bool) -> tuple:
     bits, out, idx = rows.view(udt), values.view(udt), perm.view(np.uint64)
     n = rows.shape[1]
     wide = 8 * dt.itemsize + (n - 1).bit_length() > 64  # key and index may overflow one word
-    if rows.shape[0] == 1 and numba.get_num_threads() > 1 and use_parallel(n, _PARALLEL_THRESHOLD):
-        # NumPy sorts on one thread; a long row is sorted as two halves, then merged.
-        sort_row_split_par(bits[0], out[0], idx[0], wide, top, inf, is_float, bool(descending))
-        return values, perm
     if rows.shape[0] > 1 and use_parallel(rows.size, _PARALLEL_THRESHOLD):
         # A few chunks per thread even out rows of uneven cost; each chunk reuses its scratch.
         chunks = min(rows.shape[0], 4 * numba.get_num_threads())
