@@ -6,7 +6,7 @@ NumPy gradients.
 """
 import numpy as np
 
-LIBRARIES = ("numgrad", "numpy", "torch")
+LIBRARIES = ["numgrad", "numpy", "torch"]
 
 
 def _torch():
