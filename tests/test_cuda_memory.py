@@ -133,6 +133,9 @@ from numgrad.backends.cuda import memory, runtime
 cuda = runtime.module()
 assert not runtime.simulated()
 from numba.cuda.cudadrv import driver as drv
+if not hasattr(drv, "binding"):
+    print("no bindings")
+    raise SystemExit
 addresses = iter(range(1 << 20, 1 << 30, 1 << 16))
 freed = []
 drv.driver.cuMemAlloc = lambda n: drv.binding.CUdeviceptr(next(addresses))
@@ -175,4 +178,6 @@ def test_emm_plugin_routes_numba_allocations_through_the_pool():
                          text=True, timeout=120)
     if "CudaSupportError" in run.stderr or "cuda.bindings" in run.stderr:
         pytest.skip("Numba's CUDA driver bindings are unavailable")
+    if run.stdout.strip() == "no bindings":
+        pytest.skip("the fake driver speaks numba-cuda's bindings (pip install numgrad[cuda])")
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]

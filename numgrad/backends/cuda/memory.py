@@ -63,18 +63,37 @@ def empty(numel: int, dtype):
 def _caching_manager(cuda):
     """Numba's EMM plugin class backed by the caching pool (defined lazily: it subclasses
     ``numba.cuda`` classes)."""
-    from numba.cuda.cudadrv.driver import AutoFreePointer, CudaAPIError, binding, driver
+    from numba.cuda.cudadrv import driver as drv
+    from numba.cuda.cudadrv.driver import AutoFreePointer, CudaAPIError, driver
+
+    binding = getattr(drv, "binding", None)
+    if binding is not None:  # numba-cuda: NVIDIA's Python bindings return the pointer
+        out_of_memory = binding.CUresult.CUDA_ERROR_OUT_OF_MEMORY
+
+        def driver_alloc(nbytes):
+            return int(driver.cuMemAlloc(nbytes))
+
+        def raw_free(handle):
+            driver.cuMemFree(binding.CUdeviceptr(handle))
+    else:  # Numba's own ctypes driver fills in an out-argument
+        from numba.cuda.cudadrv import drvapi, enums
+        out_of_memory = enums.CUDA_ERROR_OUT_OF_MEMORY
+
+        def driver_alloc(nbytes):
+            ptr = drvapi.cu_device_ptr()
+            driver.cuMemAlloc(ctypes.byref(ptr), nbytes)
+            return int(ptr.value)
+
+        def raw_free(handle):
+            driver.cuMemFree(drvapi.cu_device_ptr(handle))
 
     def raw_alloc(nbytes):
         try:
-            return int(driver.cuMemAlloc(nbytes))
+            return driver_alloc(nbytes)
         except CudaAPIError as exc:
-            if exc.code == binding.CUresult.CUDA_ERROR_OUT_OF_MEMORY:
+            if exc.code == out_of_memory:
                 raise MemoryError(f"CUDA out of memory: tried to allocate {nbytes} bytes") from exc
             raise
-
-    def raw_free(handle):
-        driver.cuMemFree(binding.CUdeviceptr(handle))
 
     class CachingMemoryManager(cuda.GetIpcHandleMixin, cuda.HostOnlyCUDAMemoryManager):
         """Device allocations from numgrad's caching pool; host allocations as Numba's."""
