@@ -202,3 +202,25 @@ def test_large_inputs_take_the_threaded_kernels():
     back = F.fold(cols, (30, 30), 3, padding=1)
     np.testing.assert_allclose(back[2].numpy(), F.fold(cols[2:3], (30, 30), 3, padding=1)[0].numpy(),
                                rtol=1e-6)
+
+
+def test_window_kernels_parallel_forms_match_serial(monkeypatch):
+    # Conv and pooling windows spread over threads give exactly the serial results.
+    from numgrad.backends.cpu import nn as kernels
+    rng = np.random.default_rng(3)
+    x = ng.tensor(rng.standard_normal((5, 3, 9, 8)), requires_grad=True)
+    w = ng.tensor(rng.standard_normal((4, 3, 3, 3)), requires_grad=True)
+
+    def run():
+        a, ia = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+        c = F.conv2d(x, w, None, 1, 1)
+        (a.sum() + c.sum()).backward()
+        out = [a.detach().numpy().copy(), ia.numpy().copy(), c.detach().numpy().copy(),
+               x.grad.numpy().copy(), w.grad.numpy().copy()]
+        x.grad = w.grad = None
+        return out
+
+    serial = run()
+    monkeypatch.setattr(kernels, "use_parallel", lambda n, threshold: True)
+    for got, want in zip(run(), serial):
+        np.testing.assert_array_equal(got, want)

@@ -245,9 +245,11 @@ def max_pool2d(x, geom: Geometry):
     indices = Tensor._empty((g.N * g.C, g.oh * g.ow), dtypes.int64, x.device)
     if values.numel():
         sn, sc, sh, sw = x._strides
-        _kernels(x).max_pool(x._storage.data, x._offset, sn, sc, sh, sw, g.N, g.C, g.H, g.W, g.kh, g.kw,
-                             g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, values._storage.data,
-                             indices._storage.data)
+        k = _kernels(x)
+        parallel = x.device.type == "cpu" and g.N > 1 and k.parallel(values.numel() * g.kh * g.kw)
+        (k.max_pool_par if parallel else k.max_pool)(
+            x._storage.data, x._offset, sn, sc, sh, sw, g.N, g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph,
+            g.pw, g.dh, g.dw, g.oh, g.ow, values._storage.data, indices._storage.data)
     return _finish(_max_pool2d, (x,), values, {"indices": indices, "geom": geom}), indices
 
 

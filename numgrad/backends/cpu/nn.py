@@ -190,6 +190,16 @@ def max_pool(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w
                     indices[row + i * ow + j] = best
 
 
+@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+def max_pool_par(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
+                 oh, ow, values, indices):
+    """:func:`max_pool` with the samples spread over threads."""
+    for n in prange(N):
+        max_pool(x, xo + n * sn, sn, sc, sh, sw, 1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h,
+                 dil_w, oh, ow, values[n * C * oh * ow:(n + 1) * C * oh * ow],
+                 indices[n * C * oh * ow:(n + 1) * C * oh * ow])
+
+
 @njit(cache=True, error_model="numpy", nogil=True)
 def max_pool_backward(g, go, gs0, gs1, indices, rows, L, HW, out):
     """Adds each window's cotangent ``g`` (strided (rows, L)) at its maximum's position in the

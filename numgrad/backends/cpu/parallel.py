@@ -17,8 +17,8 @@ import numba
 
 # Seconds OpenBLAS workers spin after a call (2**28 cycles, its default timeout, at ~2.5 GHz).
 _BLAS_SPIN_S = 0.15
-# Below this many multiply-adds OpenBLAS runs a gemm on the calling thread alone.
-_BLAS_THREADED_WORK = 1 << 18
+# OpenBLAS gives a gemm a second thread once each thread gets at least 2**18 multiply-adds.
+_BLAS_THREADED_WORK = 1 << 19
 
 _state = [-1.0, False]
 _last_threaded_blas = [-1.0]
