@@ -139,7 +139,7 @@ def add(input, other, *, alpha=1, out=None):
 
     Adds ``other``, scaled by ``alpha``, to ``input``: out = input + alpha * other."""
     if alpha != 1:
-        other = mul(other, _alpha_for(input, other, alpha))
+        return run_elementwise(OPS["add_scaled"], (input, other, _alpha_for(input, other, alpha)), out)
     return run_elementwise(OPS["add"], (input, other), out)
 
 
