@@ -207,43 +207,16 @@ def kernels(op, acc_np):
 
 def run(op, acc_np, buf, offset, shape, strides, reduce_dims, init):
     """Reduce ``reduce_dims`` of a strided operand; returns a contiguous array of the kept dims."""
-    kshape, kstrides, rshape, rstrides = split_reduction(shape, strides, set(reduce_dims))
+    reduce = plan(op, acc_np, shape, strides, reduce_dims, init)
+    if reduce is not None:
+        return reduce(buf, offset)
+    # Nothing to produce, or nothing to reduce: every output is the initial value.
     n_out = 1
-    for s in kshape:
-        n_out *= s
-    n_red = 1
-    for s in rshape:
-        n_red *= s
+    for d, s in enumerate(shape):
+        if d not in reduce_dims:
+            n_out *= s
     acc_np = np.dtype(acc_np)
-    out = np.empty(n_out, dtype=acc_np)
-    if n_out == 0:
-        return out
-    init = acc_np.type(init)
-    if n_red == 0:
-        out[:] = init
-        return out
-    mod = kernels(op, acc_np)
-    par = use_parallel(n_out * n_red, PARALLEL_THRESHOLD)
-    if n_out == 1 and len(rshape) == 1:
-        if par:
-            out[0] = mod.flat_par(buf, offset, n_red, rstrides[0], init, CHUNKS)
-        else:
-            out[0] = mod._run(buf, offset, n_red, rstrides[0], init)
-        return out
-    ks = np.array(kshape, dtype=np.int64)
-    kst = np.array(kstrides, dtype=np.int64)
-    rs = np.array(rshape, dtype=np.int64)
-    rst = np.array(rstrides, dtype=np.int64)
-    if kshape and rshape and kshape[-1] > 1 and abs(kstrides[-1]) < abs(rstrides[-1]):
-        if par and kshape[-1] >= 2 * CHUNKS:
-            mod.cols_par(ks, kst, rs, rst, buf, offset, out, init, CHUNKS)
-        else:
-            mod.cols(ks, kst, rs, rst, buf, offset, out, init)
-    elif par and n_out > 1:
-        mod.rows_par(ks, kst, rs, rst, buf, offset, out, init, CHUNKS)
-    else:
-        mod.rows(ks, kst, rs, rst, buf, offset, out, init)
-    return out
+    return np.full(n_out, acc_np.type(init), dtype=acc_np)
 
 
 def plan(op, acc_np, shape, strides, reduce_dims, init):
