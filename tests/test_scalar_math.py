@@ -41,28 +41,24 @@ def _ulp_error(y, ref, mant_bits, min_exp):
     return np.abs(y.astype(ref.dtype) - ref) / ulp
 
 
-@pytest.mark.parametrize("name", FUNCS)
-def test_float32_within_one_and_a_half_ulp(name):
-    # Exhaustive runs over every float32 give 0.76 (exp), 1.01 (tanh) and 1.15 ulp (sigmoid).
-    x = _samples(np.float32, 104.0)
-    y = getattr(ng, name)(ng.from_numpy(x)).numpy()
-    assert y.dtype == np.float32
-    ref = REF[name](x.astype(np.float64))
-    ok = np.abs(ref) <= np.finfo(np.float32).max
-    err = _ulp_error(y[ok], ref[ok], 23, -126)
-    assert err.max() <= 1.5, (x[ok][np.argmax(err)], err.max())
+# (dtype, sample range, reference dtype, mantissa bits, smallest normal exponent)
+_ULP_CASES = {"float32": (np.float32, 104.0, np.float64, 23, -126),
+              "float64": (np.float64, 740.0, np.longdouble, 52, -1022)}
 
 
 @pytest.mark.parametrize("name", FUNCS)
-def test_float64_within_one_and_a_half_ulp(name):
-    # float64 tanh is libm's (glibc's misses by up to 2.2 ulp).
-    bound = 3.0 if name == "tanh" else 1.5
-    x = _samples(np.float64, 740.0)
+@pytest.mark.parametrize("case", list(_ULP_CASES))
+def test_within_one_and_a_half_ulp(case, name):
+    # Exhaustive float32 runs give 0.76 (exp), 1.01 (tanh) and 1.15 ulp (sigmoid); float64 tanh
+    # is libm's (glibc's misses by up to 2.2 ulp).
+    dtype, span, wide, mant_bits, min_exp = _ULP_CASES[case]
+    bound = 3.0 if dtype == np.float64 and name == "tanh" else 1.5
+    x = _samples(dtype, span)
     y = getattr(ng, name)(ng.from_numpy(x)).numpy()
-    assert y.dtype == np.float64
-    ref = REF[name](x.astype(np.longdouble))
-    ok = np.abs(ref) <= np.finfo(np.float64).max
-    err = _ulp_error(y[ok], ref[ok], 52, -1022)
+    assert y.dtype == dtype
+    ref = REF[name](x.astype(wide))
+    ok = np.abs(ref) <= np.finfo(dtype).max
+    err = _ulp_error(y[ok], ref[ok], mant_bits, min_exp)
     assert err.max() <= bound, (x[ok][np.argmax(err)], err.max())
 
 
