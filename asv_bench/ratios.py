@@ -3,25 +3,39 @@ other libraries' times for the same parameters (NumPy, PyTorch when installed).
 
     python asv_bench/ratios.py [module ...]      # e.g. linalg indexing autograd training
 
-One process and interleaved repeats keep the ratios meaningful on a shared, noisy machine,
-where absolute times are not.
+One process and interleaved repeats (each library's runs alternated with the others') keep the
+ratios meaningful on a shared, noisy machine, where absolute times are not.
 """
 import importlib
 import inspect
 import itertools
 import os
 import sys
+import time
 import timeit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+_SETTLE_S = 0.3
 _MODULES = ["core", "linalg", "indexing", "autograd", "functional", "training"]
 
 
-def _best(fn, repeats=7) -> float:
-    fn()
-    number, _ = timeit.Timer(fn).autorange()
-    return min(timeit.Timer(fn).repeat(repeat=repeats, number=number)) / number
+def _interleaved(fns: dict, repeats=9) -> dict:
+    """Best time per call of each function, their repeats alternated so that a slow spell of the
+    machine hits every library alike."""
+    numbers = {}
+    for key, fn in fns.items():
+        fn()
+        numbers[key], _ = timeit.Timer(fn).autorange()
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeats):
+        for key, fn in fns.items():
+            # Thread pools keep spinning for a while after their last task; a pause lets the
+            # previous library's workers sleep instead of competing with this one's.
+            time.sleep(_SETTLE_S)
+            t = timeit.Timer(fn).timeit(number=numbers[key]) / numbers[key]
+            best[key] = min(best[key], t)
+    return best
 
 
 def _cases(cls):
@@ -34,6 +48,18 @@ def _cases(cls):
     return list(itertools.product(*params)), list(names or [f"p{i}" for i in range(len(params))])
 
 
+def _bound(cls, method, combo):
+    """``time_*`` of a set-up instance for one parameter combination, or None if it cannot run."""
+    bench = cls()
+    try:
+        if hasattr(bench, "setup"):
+            bench.setup(*combo)
+    except NotImplementedError:
+        return None
+    fn = getattr(bench, method)
+    return lambda: fn(*combo)
+
+
 def run(module_name: str):
     mod = importlib.import_module(f"benchmarks.{module_name}")
     for cls_name, cls in inspect.getmembers(mod, inspect.isclass):
@@ -43,23 +69,19 @@ def run(module_name: str):
         combos, names = _cases(cls)
         if not methods or not names or "library" not in names[0]:
             continue
-        rows = {}
+        groups = {}  # the other parameters -> {library: combo}
         for combo in combos:
-            bench = cls()
-            try:
-                if hasattr(bench, "setup"):
-                    bench.setup(*combo)
-            except NotImplementedError:
+            groups.setdefault(combo[1:], {})[combo[0]] = combo
+        for rest, by_library in sorted(groups.items(), key=lambda kv: str(kv[0])):
+            if "numgrad" not in by_library:
                 continue
             for m in methods:
-                rows[(m,) + tuple(combo)] = _best(lambda: getattr(bench, m)(*combo))
-        for key, t in sorted(rows.items(), key=lambda kv: str(kv[0][2:])):
-            m, library, rest = key[0], key[1], key[2:]
-            if library != "numgrad":
-                continue
-            ratios = [f"/{other}={t / rows[(m, other) + rest]:.2f}" for other in ("numpy", "torch", "numpy-hand")
-                      if (m, other) + rest in rows]
-            print(f"{module_name}.{cls_name}.{m}{list(rest)}: {t * 1e6:.1f} us " + " ".join(ratios))
+                fns = {lib: _bound(cls, m, combo) for lib, combo in by_library.items()}
+                times = _interleaved({lib: fn for lib, fn in fns.items() if fn is not None})
+                t = times.pop("numgrad")
+                ratios = [f"/{other}={t / times[other]:.2f}" for other in ("numpy", "torch", "numpy-hand")
+                          if other in times]
+                print(f"{module_name}.{cls_name}.{m}{list(rest)}: {t * 1e6:.1f} us " + " ".join(ratios))
 
 
 if __name__ == "__main__":
