@@ -419,6 +419,9 @@ def _sample_clamp(dtype, rng):
         lo, hi = _arg((3,), dtype, rng, (-4, 0)), _arg((2, 1), dtype, rng, (0, 4))
         yield SampleInput((_arg((2, 3), dtype, rng, (None, None)), lo, hi), broadcasts=True)
         yield SampleInput((x, None, hi), broadcasts=True)
+        # Overlapping ranges: where lo > hi every element is hi.
+        lo, hi = _arg((3,), dtype, rng, (-2, 2)), _arg((2, 1), dtype, rng, (-2, 2))
+        yield SampleInput((_arg((2, 3), dtype, rng, (None, None)), lo, hi), broadcasts=True)
 
 
 def _sample_where(dtype, rng):

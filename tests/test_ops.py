@@ -251,3 +251,22 @@ def test_inplace_operators_keep_identity():
     assert_close(x, numgrad.tensor([[0.75, 1.75, 2.75]] * 2))
     with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
         x += numgrad.ones(4, 2, 3)
+
+
+def test_clamp_nan_bounds_and_crossed_bounds():
+    nan = float("nan")
+    x = numgrad.tensor([1.0, nan, 3.0])
+    for got in (numgrad.clamp(x, min=nan), numgrad.clamp(x, max=nan), x.clamp_min(nan), x.clamp_max(nan)):
+        assert np.isnan(got.numpy()).all()
+    assert_close(numgrad.clamp(x, 2.0, 1.0), numgrad.tensor([1.0, nan, 1.0]), equal_nan=True)
+    # Where min > max every element is max, and the whole gradient goes to max.
+    x = numgrad.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    lo = numgrad.tensor([2.0, 2.0, 2.0], requires_grad=True)
+    hi = numgrad.tensor([1.0, 1.0, 5.0], requires_grad=True)
+    numgrad.clamp(x, lo, hi).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
+    assert lo.grad.tolist() == [0.0, 0.0, 0.0]
+    assert hi.grad.tolist() == [1.0, 1.0, 0.0]
+    # A one-sided clamp of integers keeps their dtype.
+    assert numgrad.arange(5, dtype=numgrad.uint8).clamp(min=3).tolist() == [3, 3, 3, 3, 4]
+    assert numgrad.arange(5).clamp(max=2).dtype is numgrad.int64

@@ -267,22 +267,34 @@ elementwise("maximum", _maximum, nin=2, d=(_max_share, lambda ans, x, y: _max_sh
 elementwise("minimum", _minimum, nin=2, d=(_min_share, lambda ans, x, y: _min_share(ans, y, x)))
 
 
+# A NaN operand gives NaN, as in PyTorch (the sum is NaN then; integers never take that branch).
 def _clamp_min(x, lo):
-    if x != x:
-        return x
+    if x != x or lo != lo:
+        return x + lo
     return lo if x < lo else x
 
 
 def _clamp_max(x, hi):
-    if x != x:
-        return x
+    if x != x or hi != hi:
+        return x + hi
     return hi if x > hi else x
+
+
+def _clamp(x, lo, hi):
+    if x != x or lo != lo or hi != hi:
+        return x + lo + hi
+    y = lo if x < lo else x
+    return hi if y > hi else y
 
 
 elementwise("clamp_min", _clamp_min, nin=2, variants={"tt": "ClampMinBackward1"},
             d=(lambda ans, x, lo: x >= lo, lambda ans, x, lo: x < lo))
 elementwise("clamp_max", _clamp_max, nin=2, variants={"tt": "ClampMaxBackward1"},
             d=(lambda ans, x, hi: x <= hi, lambda ans, x, hi: x > hi))
+# min(max(x, lo), hi): where lo > hi every element is hi.
+elementwise("clamp", _clamp, nin=3, variants={"tss": "ClampBackward1"},
+            d=(lambda ans, x, lo, hi: (x >= lo) & (x <= hi), lambda ans, x, lo, hi: (x < lo) & (lo <= hi),
+               lambda ans, x, lo, hi: (x > hi) | (lo > hi)))
 
 
 def _lerp(start, end, weight):

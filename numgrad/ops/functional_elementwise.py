@@ -1,6 +1,10 @@
 """The public functions of the elementwise ops: argument handling around the dispatcher."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from .. import dtypes
 from ..tensor import Tensor
 from .registry import OPS, run_elementwise, torch_type_name
@@ -280,16 +284,22 @@ def round(input, *, decimals=0, out=None):
 def clamp(input, min=None, max=None, *, out=None):
     """clamp(input, min=None, max=None, *, out=None) -> Tensor
 
-    Clamps each element into [min, max]; bounds are numbers or tensors. NaN stays NaN."""
+    Clamps each element into [min, max] (to max where min > max); bounds are numbers or
+    tensors; a NaN element or bound gives NaN."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if max is None:
-        return clamp_min(input, min, out=out)
-    if min is None:
-        return clamp_max(input, max, out=out)
-    scalars = not isinstance(min, Tensor) and not isinstance(max, Tensor)
-    _check_bool_clamp(input, (min, max), "clamp_scalar" if scalars else "clamp")
-    return run_elementwise(OPS["clamp_max"], (run_elementwise(OPS["clamp_min"], (input, min)), max), out)
+    bounds = tuple(b for b in (min, max) if b is not None)
+    scalars = not any(isinstance(b, Tensor) for b in bounds)
+    _check_bool_clamp(input, bounds, "clamp_scalar" if scalars else "clamp")
+    if len(bounds) == 1:
+        # A missing bound is one that clamps nothing in the result's dtype.
+        rt = dtypes.result_type(input, *bounds)
+        info = np.iinfo(rt.numpy) if not rt.is_floating_point else None
+        if min is None:
+            min = -math.inf if info is None else int(info.min)
+        else:
+            max = math.inf if info is None else int(info.max)
+    return run_elementwise(OPS["clamp"], (input, min, max), out)
 
 
 clip = clamp

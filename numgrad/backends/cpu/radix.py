@@ -191,15 +191,19 @@ def _scatter_keys(keys, dst, pos, shift, m, base, ibu, skewed):
     ``dst``. ``skewed``: few digits take most keys (see _put4)."""
     n = keys.shape[0]
     s = shift + ibu
-    start = 0
-    if skewed:
-        start = n - n % 4
-        for j in range(0, start, 4):
-            w0, w1 = _word(keys, j, base, ibu), _word(keys, j + 1, base, ibu)
-            w2, w3 = _word(keys, j + 2, base, ibu), _word(keys, j + 3, base, ibu)
-            _put4(dst, pos, w0, w1, w2, w3, (w0 >> s) & m, (w1 >> s) & m, (w2 >> s) & m,
-                  (w3 >> s) & m)
-    for j in range(start, n):
+    if not skewed:
+        # A loop of its own from 0: one starting at a variable bound ran half as fast again.
+        for j in range(n):
+            w = _word(keys, j, base, ibu)
+            _put(dst, pos, w, (w >> s) & m)
+        return
+    end = n - n % 4
+    for j in range(0, end, 4):
+        w0, w1 = _word(keys, j, base, ibu), _word(keys, j + 1, base, ibu)
+        w2, w3 = _word(keys, j + 2, base, ibu), _word(keys, j + 3, base, ibu)
+        _put4(dst, pos, w0, w1, w2, w3, (w0 >> s) & m, (w1 >> s) & m, (w2 >> s) & m,
+              (w3 >> s) & m)
+    for j in range(end, n):
         w = _word(keys, j, base, ibu)
         _put(dst, pos, w, (w >> s) & m)
 
@@ -207,14 +211,17 @@ def _scatter_keys(keys, dst, pos, shift, m, base, ibu, skewed):
 @njit(**_K)
 def _scatter(src, dst, pos, shift, m, skewed):
     n = src.shape[0]
-    start = 0
-    if skewed:
-        start = n - n % 4
-        for i in range(0, start, 4):
-            w0, w1, w2, w3 = src[i], src[i + 1], src[i + 2], src[i + 3]
-            _put4(dst, pos, w0, w1, w2, w3, (w0 >> shift) & m, (w1 >> shift) & m,
-                  (w2 >> shift) & m, (w3 >> shift) & m)
-    for i in range(start, n):
+    if not skewed:
+        for i in range(n):
+            w = src[i]
+            _put(dst, pos, w, (w >> shift) & m)
+        return
+    end = n - n % 4
+    for i in range(0, end, 4):
+        w0, w1, w2, w3 = src[i], src[i + 1], src[i + 2], src[i + 3]
+        _put4(dst, pos, w0, w1, w2, w3, (w0 >> shift) & m, (w1 >> shift) & m,
+              (w2 >> shift) & m, (w3 >> shift) & m)
+    for i in range(end, n):
         w = src[i]
         _put(dst, pos, w, (w >> shift) & m)
 
