@@ -107,20 +107,25 @@ def _test_dtype(info):
     return info.dtypes[-1]
 
 
-def _strided_variants(sample):
-    """The sample's arrays as transposed, stepped and expanded tensors (with matching arrays)."""
+def _strided_variants(sample, invertible=False):
+    """The sample's arrays as transposed, stepped and expanded tensors (with matching arrays).
+
+    Expanding repeats the first dim; for ops that need ``invertible`` matrices, only a batch dim
+    (a matrix with repeated rows is singular)."""
     arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
     if not any(a.ndim for a in arrays):
         return
     yield "transposed", sample.args, transposed_view
     yield "stepped", sample.args, noncontiguous_view
 
+    def repeats(a):
+        return isinstance(a, np.ndarray) and a.ndim > (2 if invertible else 0) and a.shape[0] > 1
+
     def expanded(a):
-        if a.ndim == 0 or a.shape[0] < 2:
+        if not repeats(a):
             return numgrad.tensor(a)
         return numgrad.tensor(np.ascontiguousarray(a[:1])).expand(*a.shape)
-    squeezed = tuple(np.broadcast_to(a[:1], a.shape) if isinstance(a, np.ndarray) and a.ndim and a.shape[0] > 1
-                     else a for a in sample.args)
+    squeezed = tuple(np.broadcast_to(a[:1], a.shape) if repeats(a) else a for a in sample.args)
     yield "expanded", squeezed, expanded
 
 
@@ -128,7 +133,7 @@ def _strided_variants(sample):
 def test_noncontiguous_inputs(info):
     dtype = _test_dtype(info)
     for sample in info.samples(dtype):
-        for how, args, make in _strided_variants(sample):
+        for how, args, make in _strided_variants(sample, info.invertible_inputs):
             tensors = [make(a) if isinstance(a, np.ndarray) else a for a in args]
             result = info.op(*tensors, **sample.kwargs)
             contiguous = [numgrad.tensor(np.ascontiguousarray(a)) if isinstance(a, np.ndarray) else a
