@@ -755,6 +755,29 @@ OP_DB += [
     for reduce in ("sum", "prod", "mean", "amax", "amin")]
 
 
+def _np_index_reduce(x, dim, index, src, reduce, include_self=True):
+    """index_reduce as the scatter_reduce whose index holds ``index[i]`` at position i of ``dim``."""
+    index, = _ints(index)
+    dim %= x.ndim
+    along = np.broadcast_to(index.reshape([-1 if d == dim else 1 for d in range(src.ndim)]), src.shape)
+    return _np_scatter_reduce(x, dim, along, src, reduce, include_self)
+
+
+def _sample_index_reduce(dtype, rng, *, reduce):
+    def arg(shape):
+        return _arg(shape, dtype, rng, (None, None))
+    # First a call that PyTorch refuses for bool too (it takes bool only in some layouts).
+    yield SampleInput((arg((2, 3, 4)), -1, rng.integers(0, 4, 3), arg((2, 3, 3)), reduce), {"include_self": False})
+    yield SampleInput((arg((3, 4)), 0, rng.integers(0, 3, 5), arg((5, 4)), reduce))
+    yield SampleInput((arg((0, 3)), 1, np.zeros(2, dtype=np.int64), arg((0, 2)), reduce))
+
+
+OP_DB += [
+    OpInfo("index_reduce", numgrad.index_reduce, _np_index_reduce, partial(_sample_index_reduce, reduce=reduce),
+           NO_BOOL, variant=reduce, kind="movement")
+    for reduce in ("prod", "mean", "amax", "amin")]
+
+
 # ------------------------------------------------------------------------------ matrix products, linalg
 def _sample_pairs(dtype, rng, *, cases):
     for sa, sb in cases:

@@ -204,6 +204,8 @@ def _index_as_scatter(input, dim, index, source, reduce):
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
     idx = _check_vector_index(index, "index_reduce_")
+    if input.dtype is dtypes.bool:
+        raise NotImplementedError("\"index_reduce\" not implemented for 'Bool'")
     x, src = _as_nd(input), _as_nd(source)
     d = shapes.normalize_dim(dim, x.ndim)
     if source.dtype is not input.dtype:
@@ -219,13 +221,13 @@ def _index_as_scatter(input, dim, index, source, reduce):
     return d, idx.reshape([-1 if k == d else 1 for k in range(x.ndim)]).expand(src._shape)
 
 
-def index_reduce(input, dim, index, source, reduce, *, include_self=True):
-    """index_reduce(input, dim, index, source, reduce, *, include_self=True) -> Tensor
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None) -> Tensor
 
     A copy of ``input`` where slice ``i`` of ``source`` along ``dim`` is reduced into slice
     ``index[i]`` with ``reduce``: 'prod', 'mean', 'amax' or 'amin' (see :func:`scatter_reduce`)."""
     d, idx = _index_as_scatter(input, dim, index, source, reduce)
-    return scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
+    return write_out(scatter_reduce(input, d, idx, source, reduce, include_self=include_self), out)
 
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
