@@ -324,3 +324,9 @@ def test_result_dtypes_match_torch():
     for ours, theirs in pairs:
         assert ours.dtype.name == str(theirs.dtype).replace("torch.", "")
         assert_close(ours.numpy(), theirs.numpy())
+
+
+def test_tile_takes_dims_one_by_one():
+    x = numgrad.arange(6).reshape(2, 3)
+    assert x.tile(2).tolist() == numgrad.tile(x, (2,)).tolist() == np.tile(np.arange(6).reshape(2, 3), 2).tolist()
+    assert x.tile(2, 1, 1).shape == (2, 2, 3)

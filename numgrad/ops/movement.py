@@ -222,9 +222,10 @@ def _empty_like_shape(input, shape):
     return zeros(shape, dtype=input.dtype, device=input.device)
 
 
-def tile(input, dims):
-    """tile(input, dims) -> Tensor: ``repeat`` with missing leading dims counted as 1."""
-    dims = tuple(dims)
+def tile(input, *dims):
+    """tile(input, dims) -> Tensor: ``repeat`` with missing leading dims counted as 1; dims may
+    also be given one by one, as ``Tensor.tile(2, 3)``."""
+    dims = shapes.parse_size(dims, "tile") if dims else ()
     if len(dims) < input.ndim:
         dims = (1,) * (input.ndim - len(dims)) + dims
     return repeat(input, *dims)
