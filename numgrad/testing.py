@@ -684,7 +684,21 @@ def _movement(name, ref, sample, *, grad=True, method=_SAME, inplace=None, dtype
                   kind="movement", **kw)
 
 
+def _np_unfold(x, dim, size, step):
+    dim %= x.ndim
+    windows = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim)
+    return np.take(windows, np.arange(0, windows.shape[dim], step), axis=dim)
+
+
+def _tensor_unfold(x, *args):
+    return x.unfold(*args)
+
+
 OP_DB += [
+    OpInfo("unfold", _tensor_unfold, _np_unfold,
+           partial(_sample_shape_kw, cases=[((3, 5, 4), (1, 2, 1)), ((7,), (0, 3, 2)), ((2, 6), (-1, 3, 3)),
+                                             ((0, 3), (1, 2, 1))]),
+           ALL_DTYPES, inplace=None, supports_out=False, torch_name=None, kind="movement"),
     _movement("gather", _np_gather, _sample_gather),
     _movement("index_select", _np_index_select, _sample_index_select),
     _movement("take", _np_take, _sample_take),

@@ -27,6 +27,7 @@ for _skip in ("copy", "where"):
     METHODS.pop(_skip, None)
 from .nn import softmax as _softmax, log_softmax as _log_softmax  # noqa: E402
 METHODS["softmax"], METHODS["log_softmax"] = _softmax, _log_softmax
+METHODS["unfold"] = V.unfold  # a method only: numgrad.nn.functional.unfold is im2col
 
 # elementwise ops with an in-place form ``x.name_(...)``
 INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "neg",

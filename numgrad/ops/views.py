@@ -463,6 +463,43 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
                       params={"offset": offset, "dim1": d1, "dim2": d2})
 
 
+_unfold_op = primitive("unfold", 1, kind="view",
+                       vjp=(lambda g, ans, x, dim, size, step: _unfold_backward(g, x, dim, size, step),),
+                       jvp=(lambda t, ans, x, dim, size, step: unfold(t, dim, size, step),),
+                       backward_name="UnfoldBackward0")
+
+
+def _unfold_backward(g, x, dim, size, step):
+    # Windows may overlap: each window element's cotangent is added at its position along dim.
+    from ..creation import arange, zeros
+    out = zeros(x.shape, dtype=g.dtype, device=g.device)
+    if x.ndim == 0:
+        return out + g.sum()
+    positions = unfold(arange(x._shape[dim], device=g.device), 0, size, step).reshape(-1)
+    windows = g.movedim(-1, dim + 1).flatten(dim, dim + 1)
+    return out.index_add(dim, positions, windows)
+
+
+def unfold(input, dimension, size, step):
+    """Tensor.unfold(dimension, size, step) -> Tensor: a view of every slice of length ``size``
+    along ``dimension``, starting ``step`` apart; the windows become a new last dim."""
+    nd = input.ndim
+    d = shapes.normalize_dim(dimension, max(nd, 1))
+    n = input._shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    stride = input._strides[d] if nd else 1
+    shape = list(input._shape)
+    strides = list(input._strides)
+    if nd:
+        shape[d] = (n - size) // step + 1
+        strides[d] = stride * step
+    return _make_view(input, _unfold_op, tuple(shape) + (size,), tuple(strides) + (stride,),
+                      params={"dim": d, "size": size, "step": step})
+
+
 def _inplace_view(input, fn, *args):
     """Apply view ``fn`` to ``input``'s own metadata (``x.unsqueeze_(0)`` and friends)."""
     from ..autograd import grad_mode
