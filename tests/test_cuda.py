@@ -124,6 +124,9 @@ def test_scans_and_select():
         assert_close(gpu.cumprod(dim).cpu(), cpu.cumprod(dim))
         assert_close(gpu.argmax(dim).cpu(), cpu.argmax(dim))
         assert_close(gpu.median(dim).values.cpu(), cpu.median(dim).values)
+        values, indices = gpu.cummax(dim)
+        assert values.is_cuda and indices.is_cuda
+        assert_close(indices.cpu(), cpu.cummax(dim).indices)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "float16"])

@@ -185,6 +185,56 @@ def test_cumsum_cumprod(dtype):
     assert ng.tensor(2.0).cumsum(0).item() == 2.0
 
 
+def _np_cumext(x, dim, want_max):
+    """Running extremes and the last index reaching them, NaN sticky, by a plain loop."""
+    x = np.moveaxis(x, dim, -1)
+    values, indices = np.empty_like(x), np.zeros(x.shape, dtype=np.int64)
+    for row in np.ndindex(x.shape[:-1]):
+        best, at = x[row + (0,)], 0
+        for i, v in enumerate(x[row]):
+            if v != v or (v >= best if want_max else v <= best):
+                best, at = v, i
+            values[row + (i,)], indices[row + (i,)] = best, at
+    return np.moveaxis(values, -1, dim), np.moveaxis(indices, -1, dim)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.bool_, np.float16])
+def test_cummax_cummin(dtype):
+    a = RNG.integers(-3, 4, (3, 4, 5)).astype(dtype)  # ties exercise the last-index rule
+    if dtype == np.float64:
+        a[1, 2, 1] = a[2, 0, 3] = np.nan
+    for _, t, x in _views(a):
+        for dim in (0, 1, -1):
+            for want_max, fn in ((True, ng.cummax), (False, ng.cummin)):
+                values, indices = fn(t, dim)
+                want_values, want_indices = _np_cumext(x, dim, want_max)
+                np.testing.assert_array_equal(values.numpy(), want_values)
+                np.testing.assert_array_equal(indices.numpy(), want_indices)
+    r = ng.tensor(2.5).cummax(0)
+    assert r.values.item() == 2.5 and r.indices.item() == 0
+    assert tuple(ng.zeros(0, 3).cummin(1).indices.shape) == (0, 3)
+    out = (ng.empty(0), ng.empty(0, dtype=ng.int64))
+    assert ng.cummax(ng.tensor([1.0, 3.0, 2.0]), 0, out=out).values is out[0]
+    assert out[1].tolist() == [0, 1, 1]
+
+
+def test_cummax_cummin_derivatives():
+    x = ng.tensor(RNG.standard_normal((3, 4)), requires_grad=True)
+    for fn in (ng.cummax, ng.cummin):
+        for dim in (0, 1):
+            assert ng.autograd.gradcheck(lambda t: fn(t, dim).values, (x,))
+            assert ng.autograd.gradgradcheck(lambda t: fn(t, dim).values, (x,))
+    assert type(x.cummax(0).values.grad_fn).__name__ == "CummaxBackward0"
+    assert type(x.cummin(1).values.grad_fn).__name__ == "CumminBackward0"
+    import numgrad.autograd.forward_ad as fwAD
+    tangent = ng.tensor(RNG.standard_normal((3, 4)))
+    with fwAD.dual_level():
+        y = ng.cummax(fwAD.make_dual(x.detach(), tangent), 1).values
+        jvp = fwAD.unpack_dual(y).tangent
+    indices = x.detach().cummax(1).indices
+    np.testing.assert_allclose(jvp.numpy(), tangent.gather(1, indices).numpy())
+
+
 def test_statistics_match_numpy():
     a = _data((4, 3, 5), np.float64)
     for _, t, x in _views(a):

@@ -14,7 +14,7 @@ from ..autograd import tape
 from .registry import backend, primitive, reduction, torch_type_name, write_out as _write_out
 
 __all__ = ["sum", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "cumsum",
-           "cumprod", "median", "mode", "sum_to"]
+           "cumprod", "cummax", "cummin", "median", "mode", "sum_to"]
 
 _builtin_max, _builtin_min, _builtin_sum = max, min, sum
 
@@ -27,7 +27,7 @@ def _return_type(name):
     return cls
 
 
-return_types = {n: _return_type(n) for n in ("max", "min", "median", "mode")}
+return_types = {n: _return_type(n) for n in ("max", "min", "median", "mode", "cummax", "cummin")}
 
 
 # ------------------------------------------------------------------------------------ helpers
@@ -478,6 +478,49 @@ def cumprod(input, dim, *, dtype=None, out=None):
 
     Cumulative product along ``dim``: ``y[i] = x[0] * ... * x[i]``. Integer inputs give int64."""
     return _scan(_cumprod, input, dim, dtype, out)
+
+
+def _cumext_vjp(g, ans, x, dim, indices):
+    # Each running extreme came from one element: its cotangent goes back there.
+    from ..creation import zeros
+    return zeros(x.shape, dtype=g.dtype, device=g.device).scatter_add(dim, indices, g)
+
+
+_cummax = primitive("cummax", 1, vjp=(_cumext_vjp,), jvp=(lambda t, ans, x, dim, indices: t.gather(dim, indices),),
+                    backward_name="CummaxBackward0")
+_cummin = primitive("cummin", 1, vjp=(_cumext_vjp,), jvp=(lambda t, ans, x, dim, indices: t.gather(dim, indices),),
+                    backward_name="CumminBackward0")
+
+
+def _cumulative_extreme(x, dim, out, want_max):
+    name = "cummax" if want_max else "cummin"
+    d = shapes.normalize_dim(dim, x.ndim)
+    values, indices = backend(x.device).cumulative_extreme(x, d, want_max)
+    op = _cummax if want_max else _cummin
+    params = {"dim": d, "indices": indices}
+    if tape.should_record((x,)):
+        tape.record(op, (x,), values, params)
+    if tape.has_tangents((x,)):
+        tape.forward_jvp(op, (x,), values, params)
+    if out is not None:
+        _write_out(values, out[0])
+        _write_out(indices, out[1])
+        values, indices = out
+    return return_types[name](values, indices)
+
+
+def cummax(input, dim, *, out=None):
+    """cummax(input, dim, *, out=None) -> (values, indices)
+
+    Running maximum along ``dim`` and the index where it was (last) reached; NaN propagates."""
+    return _cumulative_extreme(input, dim, out, True)
+
+
+def cummin(input, dim, *, out=None):
+    """cummin(input, dim, *, out=None) -> (values, indices)
+
+    Running minimum along ``dim`` and the index where it was (last) reached; NaN propagates."""
+    return _cumulative_extreme(input, dim, out, False)
 
 
 # ------------------------------------------------------------------------ broadcasting support

@@ -169,6 +169,15 @@ def select(kind, x, dim, out_shape, *args):
     return _tensor(values, out_shape, x.dtype), _tensor(indices, out_shape, dtypes.int64)
 
 
+def cumulative_extreme(x, dim, want_max):
+    """cummax (``want_max``) or cummin of ``x`` along ``dim``: (values, indices)."""
+    from . import select as _sel
+    from ... import dtypes
+    buf, offset, strides = _raw(x)
+    values, indices = _sel.run_cumulative(buf, offset, x._shape, strides, dim, want_max)
+    return _tensor(values, x._shape, x.dtype), _tensor(indices, x._shape, dtypes.int64)
+
+
 def fill_affine(t, start, step):
     from . import fill
     data = t._storage.data

@@ -1,4 +1,5 @@
-"""Index-returning reductions along one dim for the CPU: argmax/argmin, median and mode.
+"""Index-returning reductions along one dim for the CPU: argmax/argmin, median and mode, and the
+running extremes of cummax/cummin.
 
 Each kernel walks the rows of a strided operand (kept dims pick the row, ``n`` elements at
 stride ``s`` along the reduced dim) and writes a value and an int64 index per row. They are
@@ -93,6 +94,42 @@ def mode(kshape, kstrides, n, s, a, offset, values, indices):
         # A stable sort keeps equal values in index order: the run's end is the last index.
         values[r] = buf[order[best_end]]
         indices[r] = order[best_end]
+
+
+@njit(**_K)
+def cumext(kshape, kin, kout, n, sin, sout, a, offset, values, indices, want_max):
+    """Running maximum (minimum) along each row and the last index reaching it; once a NaN is
+    seen it stays, and each later NaN takes over the index, as in PyTorch."""
+    rows = 1
+    for d in range(kshape.shape[0]):
+        rows *= kshape[d]
+    for r in range(rows):
+        p = _row_base(r, kshape, kin, offset)
+        q = _row_base(r, kshape, kout, 0)
+        best = a[p]
+        bi = 0
+        for i in range(n):
+            v = a[uint64(p + i * sin)]
+            if v != v or ((v >= best) if want_max else (v <= best)):
+                best = v
+                bi = i
+            values[uint64(q + i * sout)] = best
+            indices[uint64(q + i * sout)] = bi
+
+
+def run_cumulative(buf, offset, shape, strides, dim, want_max):
+    """cummax (``want_max``) or cummin of a strided operand along ``dim``: contiguous (values,
+    indices) of ``shape``."""
+    values = np.empty(shape, dtype=buf.dtype)
+    indices = np.empty(shape, dtype=np.int64)
+    if values.size:
+        out_strides = [st // values.itemsize for st in values.strides]
+        kept = [d for d in range(len(shape)) if d != dim]
+        n = shape[dim] if shape else 1
+        kernel_args = [np.array([v[d] for d in kept], dtype=np.int64) for v in (shape, strides, out_strides)]
+        cumext(*kernel_args, n, strides[dim] if shape else 0, out_strides[dim] if shape else 0, buf, offset,
+               values.reshape(-1), indices.reshape(-1), want_max)
+    return values, indices
 
 
 def run(kernel, buf, offset, shape, strides, dim, *args):

@@ -80,6 +80,12 @@ def select(kind, x, dim, out_shape, *args):
     return values.to(x.device), indices.to(x.device)
 
 
+def cumulative_extreme(x, dim, want_max):
+    """cummax/cummin along ``dim``: the CPU kernel on a host copy."""
+    values, indices = _cpu().cumulative_extreme(x.detach().cpu(), dim, want_max)
+    return values.to(x.device), indices.to(x.device)
+
+
 def _fill_on_host(t, fill, *args):
     from ...tensor import Tensor
     host = Tensor._empty(t._shape, t.dtype)
