@@ -13,6 +13,7 @@ from typing import Callable, Iterator, Optional
 import numpy as np
 
 import numgrad
+from numgrad.ops import functional_elementwise as _E
 from numgrad.ops.functional_elementwise import threshold_backward
 
 __all__ = ["assert_close", "make_tensor", "OpInfo", "SampleInput", "OP_DB", "op_db_by_id",
@@ -833,6 +834,125 @@ OP_DB += [
     _linalg("inv", np.linalg.inv, _sample_square, invertible_inputs=True),
     _linalg("det", np.linalg.det, _sample_square),
     _linalg("solve", np.linalg.solve, partial(_sample_square, rhs=2), invertible_inputs=True),
+]
+
+
+# ------------------------------------------------------------------------------ activations and more math
+_GELU_K, _GELU_C = math.sqrt(2.0 / math.pi), 0.044715
+
+
+def _np_phi(x):
+    return np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+
+
+def _np_gelu(x, approximate="none"):
+    if approximate == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(_GELU_K * (x + _GELU_C * x ** 3)))
+    return 0.5 * x * _np_erfc(-x / math.sqrt(2.0))
+
+
+def _np_gelu_grad(x, approximate="none"):
+    if approximate == "tanh":
+        t = np.tanh(_GELU_K * (x + _GELU_C * x ** 3))
+        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _GELU_K * (1.0 + 3.0 * _GELU_C * x * x)
+    return 0.5 * _np_erfc(-x / math.sqrt(2.0)) + x * _np_phi(x)
+
+
+def _np_silu_grad(x):
+    s = _np_sigmoid(x)
+    return s * (1.0 + x * (1.0 - s))
+
+
+def _np_leaky_relu(x, negative_slope=0.01):
+    return np.where(x > 0, x, x * negative_slope)
+
+
+def _np_elu(x, alpha=1.0):
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def _np_softplus(x, beta=1.0, threshold=20.0):
+    z = x * beta
+    return np.where(z > threshold, x, np.logaddexp(0.0, z) / beta)
+
+
+def _np_hardtanh(x, min_val=-1.0, max_val=1.0):
+    if x.dtype.kind != "f":
+        return np.clip(x, int(min_val), int(max_val))
+    return np.clip(x, min_val, max_val)
+
+
+def _backward_ref(grad_fn):
+    """The reference of ``name_backward(grad, input, *params)``: grad times the derivative."""
+    def ref(g, x, *params, **kwargs):
+        return g * grad_fn(np.asarray(x, dtype=np.float64), *params, **kwargs)
+    return ref
+
+
+def _np_xlogy(x, y):
+    with np.errstate(all="ignore"):
+        r = np.where(np.asarray(x) == 0, 0.0, x * np.log(y))
+    return np.where(np.isnan(y), np.nan, r)
+
+
+def _np_nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def _sample_nan_to_num(dtype, rng):
+    yield from sample_unary(dtype, rng)
+    if dtype in FLOAT_DTYPES:
+        x = _arg((2, 5), dtype, rng, (None, None))
+        x[0, :3] = [np.nan, np.inf, -np.inf]
+        x[1, 4] = np.nan
+        yield SampleInput((x,), {"nan": 1.5, "posinf": 100.0, "neginf": -7.0})
+        yield SampleInput((x.copy(), 0.5, 2.0, -3.0))
+
+
+def _activation(name, op, ref, kwargs=None, **kw):
+    return OpInfo(name, op, ref, partial(sample_unary, kwargs=kwargs), kw.pop("dtypes", FLOAT_DTYPES),
+                  method=None, inplace=None, supports_out=False, torch_name=None, **kw)
+
+
+def _activation_backward(name, op, grad_fn, kwargs=None):
+    return OpInfo(f"{name}_backward", op, _backward_ref(grad_fn), partial(sample_binary, kwargs=kwargs),
+                  FLOAT_DTYPES, method=None, inplace=None, supports_out=False, torch_name=None)
+
+
+_F = numgrad.nn.functional
+_SOFTPLUS_KW = {"beta": 2.0, "threshold": 4.0}
+_HARDTANH_KW = {"min_val": -2.0, "max_val": 3.0}
+OP_DB += [
+    _activation("gelu", _F.gelu, _np_gelu),
+    _activation("gelu_tanh", _F.gelu, partial(_np_gelu, approximate="tanh"), {"approximate": "tanh"}),
+    _activation("silu", _F.silu, lambda x: x * _np_sigmoid(x)),
+    _activation("log_sigmoid", _F.logsigmoid, lambda x: -np.logaddexp(0.0, -x)),
+    _activation("leaky_relu", _F.leaky_relu, _np_leaky_relu, {"negative_slope": 0.2}),
+    _activation("elu", _F.elu, _np_elu, {"alpha": 1.5}),
+    _activation("softplus", _F.softplus, _np_softplus, _SOFTPLUS_KW),
+    _activation("hardtanh", _F.hardtanh, _np_hardtanh, _HARDTANH_KW,
+                dtypes=("int8", "int16", "int32", "int64") + FLOAT_DTYPES),
+    _activation("hardtanh", _F.relu6, lambda x: np.clip(x, 0, 6), variant="relu6", dtypes=NO_BOOL),
+    _activation_backward("gelu", _E.gelu_backward, _np_gelu_grad),
+    _activation_backward("gelu_tanh", _E.gelu_backward, partial(_np_gelu_grad, approximate="tanh"),
+                         {"approximate": "tanh"}),
+    _activation_backward("silu", _E.silu_backward, _np_silu_grad),
+    _activation_backward("log_sigmoid", _E.log_sigmoid_backward, lambda x: _np_sigmoid(-x)),
+    _activation_backward("leaky_relu", _E.leaky_relu_backward,
+                         lambda x, negative_slope: np.where(x > 0, 1.0, negative_slope), {"negative_slope": 0.2}),
+    _activation_backward("elu", _E.elu_backward, lambda x, alpha: np.where(x > 0, 1.0, alpha * np.exp(np.minimum(x, 0))),
+                         {"alpha": 1.5}),
+    _activation_backward("softplus", _E.softplus_backward,
+                         lambda x, beta, threshold: np.where(x * beta > threshold, 1.0, _np_sigmoid(x * beta)),
+                         _SOFTPLUS_KW),
+    _activation_backward("hardtanh", _E.hardtanh_backward,
+                         lambda x, min_val, max_val: ((x > min_val) & (x < max_val)).astype(np.float64),
+                         _HARDTANH_KW),
+    _unary("sgn", _np_sign),
+    OpInfo("nan_to_num", numgrad.nan_to_num, _np_nan_to_num, _sample_nan_to_num),
+    _binary("hypot", np.hypot, dtypes=FLOAT_DTYPES, sample_kw=_TENSORS_ONLY),
+    _binary("xlogy", _float_out(_np_xlogy), domains=((None, None), (0.1, 5))),
+    _binary("logaddexp", np.logaddexp, dtypes=FLOAT_DTYPES, sample_kw=_TENSORS_ONLY, inplace=None),
 ]
 
 

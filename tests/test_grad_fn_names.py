@@ -82,6 +82,22 @@ NAMES = {
     "x.sign()": "SignBackward0",
     "x.sigmoid()": "SigmoidBackward0",
     "x.tanh()": "TanhBackward0",
+    "mod.nn.functional.gelu(x)": "GeluBackward0",
+    "mod.nn.functional.gelu(x, approximate='tanh')": "GeluBackward0",
+    "mod.nn.functional.silu(x)": "SiluBackward0",
+    "mod.nn.functional.leaky_relu(x, 0.2)": "LeakyReluBackward0",
+    "mod.nn.functional.elu(x)": "EluBackward0",
+    "mod.nn.functional.softplus(x, 2.0, 5.0)": "SoftplusBackward0",
+    "mod.nn.functional.hardtanh(x)": "HardtanhBackward0",
+    "mod.nn.functional.relu6(x)": "HardtanhBackward0",
+    "mod.nn.functional.logsigmoid(x)": "LogSigmoidBackward0",
+    "x.sgn()": "SgnBackward0",
+    "x.nan_to_num()": "NanToNumBackward0",
+    "x.hypot(y)": "HypotBackward0",
+    "x.xlogy(y)": "XlogyBackward0",
+    "mod.xlogy(2.0, y)": "XlogyBackward1",
+    "x.xlogy(2.0)": "XlogyBackward2",
+    "x.logaddexp(y)": "LogaddexpBackward0",
 }
 
 

@@ -1,5 +1,6 @@
 """numgrad.nn.functional: values and gradients against PyTorch, plus numerical stability."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -61,6 +62,9 @@ CASES = [
     ("elu", _same("elu"), [(3, 5)]),
     ("silu", _same("silu"), [(3, 5)]),
     ("logsigmoid", _same("logsigmoid"), [(3, 5)]),
+    ("elu_alpha", _same("elu", 0.7), [(3, 5)]),
+    ("hardtanh", _same("hardtanh", -0.5, 1.2), [(3, 5)]),
+    ("relu6", lambda lib, x: (F if lib is ng else TF).relu6(x * 5), [(3, 5)]),
     ("pad_constant", _same("pad", (1, 2, -1, 1), value=3.0), [(2, 3, 4)]),
     ("pad_reflect", _same("pad", (2, 1), "reflect"), [(2, 3, 4)]),
     ("pad_replicate", _same("pad", (2, 1, 1, 1), "replicate"), [(2, 3, 4)]),
@@ -224,3 +228,109 @@ def test_window_kernels_parallel_forms_match_serial(monkeypatch):
     monkeypatch.setattr(kernels, "use_parallel", lambda n, threshold: True)
     for got, want in zip(run(), serial):
         np.testing.assert_array_equal(got, want)
+
+
+# (name, function of (module, x)) for each fused activation
+_ACTIVATIONS = [
+    ("gelu", lambda m, x: m.gelu(x)),
+    ("gelu_tanh", lambda m, x: m.gelu(x, approximate="tanh")),
+    ("silu", lambda m, x: m.silu(x)),
+    ("logsigmoid", lambda m, x: m.logsigmoid(x)),
+    ("softplus", lambda m, x: m.softplus(x, 1.5, 10.0)),
+    ("leaky_relu", lambda m, x: m.leaky_relu(x, 0.1)),
+    ("elu", lambda m, x: m.elu(x, 1.5)),
+    ("hardtanh", lambda m, x: m.hardtanh(x, -2.0, 3.0)),
+    ("relu6", lambda m, x: m.relu6(x)),
+]
+_LARGE = [-1e4, -300.0, -90.0, -30.0, -3.0, -1e-3, 0.0, 2e-3, 2.5, 30.0, 90.0, 300.0, 1e4]
+_KINKS = [-2.0, 0.0, 3.0, 6.0]
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,fn", _ACTIVATIONS, ids=[a[0] for a in _ACTIVATIONS])
+def test_activation_large_inputs_and_kinks_match_torch(name, fn, dtype):
+    # Large magnitudes must neither overflow nor give NaN; at kinks the gradient is PyTorch's.
+    # The reference is float64: PyTorch's float32 gelu loses digits to 1 + erf(x) cancelling.
+    values = np.array(_LARGE + _KINKS, dtype=dtype)
+    x = ng.tensor(values, requires_grad=True)
+    t = torch.tensor(values.astype(np.float64), requires_grad=True)
+    with warnings.catch_warnings(), np.errstate(all="raise"):
+        warnings.simplefilter("error")
+        out = fn(F, x)
+        out.sum().backward()
+    ref = fn(TF, t)
+    ref.sum().backward()
+    assert out.dtype.name == dtype and type(out.grad_fn).__name__ == ref.grad_fn.name()
+    assert np.isfinite(out.detach().numpy()).all() and np.isfinite(x.grad.numpy()).all()
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(out.detach().numpy(), ref.detach().numpy(), rtol=rtol, atol=1e-30)
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=rtol, atol=1e-30)
+
+
+@needs_torch
+@pytest.mark.parametrize("name,fn", _ACTIVATIONS, ids=[a[0] for a in _ACTIVATIONS])
+def test_activation_second_derivative_matches_torch(name, fn):
+    values = np.random.default_rng(0).uniform(-4, 4, 8)
+    x, t = ng.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+    (g,) = ng.autograd.grad(fn(F, x).sum(), x, create_graph=True)
+    (tg,) = torch.autograd.grad(fn(TF, t).sum(), t, create_graph=True)
+    (gg,) = ng.autograd.grad((g * g).sum(), x, allow_unused=True, materialize_grads=True)
+    (tgg,) = torch.autograd.grad((tg * tg).sum(), t, allow_unused=True, materialize_grads=True)
+    np.testing.assert_allclose(gg.numpy(), tgg.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: F.leaky_relu(x, 0.2, inplace=True), lambda x: F.leaky_relu_(x, 0.2),
+    lambda x: F.elu(x, 1.5, inplace=True), lambda x: F.elu_(x), lambda x: F.silu(x, inplace=True),
+    lambda x: F.hardtanh(x, -1.0, 0.5, inplace=True), lambda x: F.hardtanh_(x), lambda x: F.relu6(x, True)],
+    ids=["leaky_relu", "leaky_relu_", "elu", "elu_", "silu", "hardtanh", "hardtanh_", "relu6"])
+def test_activation_inplace_forms(call):
+    values = np.array([-3.0, -0.5, 0.0, 0.25, 2.0, 7.0])
+    leaf = ng.tensor(values, requires_grad=True)
+    h = leaf * 1.0
+    expected = call(ng.tensor(values) * 1.0)
+    assert call(h) is h
+    np.testing.assert_array_equal(h.detach().numpy(), expected.numpy())
+    h.sum().backward()
+    (g,) = ng.autograd.grad(call(leaf * 1.0).sum(), leaf)
+    np.testing.assert_array_equal(leaf.grad.numpy(), g.numpy())
+    with ng.no_grad():
+        x = ng.tensor(values)
+        call(x)
+    np.testing.assert_array_equal(x.numpy(), expected.numpy())
+
+
+def test_activation_dtype_errors():
+    for fn in (F.gelu, F.silu, F.logsigmoid, F.softplus, F.elu, F.leaky_relu):
+        with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+            fn(ng.arange(3))
+    assert F.hardtanh(ng.arange(-3, 4), -1.5, 2.5).tolist() == [-1, -1, -1, 0, 1, 2, 2]
+    assert F.relu6(ng.arange(5) * 3).dtype is ng.int64
+    with pytest.raises(RuntimeError, match="Bool inputs not supported"):
+        F.hardtanh(ng.tensor([True]))
+    with pytest.raises(RuntimeError, match="unsigned type with negative limits"):
+        F.hardtanh(ng.arange(3, dtype=ng.uint8))
+    with pytest.raises(RuntimeError, match="approximate argument"):
+        F.gelu(ng.ones(2), approximate="fast")
+
+
+def test_elementwise_special_values():
+    nan, inf = float("nan"), float("inf")
+    x = ng.tensor([0.0, 0.0, 0.0, 1.0, -1.0, nan, 0.0], requires_grad=True)
+    y = ng.tensor([0.0, nan, -1.0, 0.0, 3.0, 1.0, inf], requires_grad=True)
+    out = ng.xlogy(x, y)
+    np.testing.assert_allclose(out.detach().numpy(), [0, nan, 0, -inf, -math.log(3), nan, 0], rtol=1e-6)
+    gx, gy = ng.autograd.grad(out.sum(), [x, y])
+    np.testing.assert_allclose(gx.numpy(), [0, nan, 0, -inf, math.log(3), 0, inf], rtol=1e-6)
+    np.testing.assert_allclose(gy.numpy(), [nan, nan, -0.0, inf, -1 / 3, nan, 0], rtol=1e-6)
+    v = ng.tensor([nan, inf, -inf, 1.0])
+    np.testing.assert_array_equal(ng.nan_to_num(v).numpy(), [0, np.finfo(np.float32).max, np.finfo(np.float32).min, 1])
+    np.testing.assert_array_equal(ng.nan_to_num(v.half()).numpy(), np.array([0, 65504, -65504, 1], dtype=np.float16))
+    np.testing.assert_array_equal(ng.nan_to_num(v.double(), posinf=1e300).numpy(), [0, 1e300, np.finfo(np.float64).min, 1])
+    np.testing.assert_array_equal(ng.nan_to_num(v, posinf=1e300).numpy(), [0, inf, np.finfo(np.float32).min, 1])
+    np.testing.assert_array_equal(ng.sgn(v).numpy(), ng.sign(v).numpy())
+    np.testing.assert_array_equal(ng.sign(v).numpy(), [0, 1, -1, 1])
+    np.testing.assert_allclose(ng.logaddexp(v, v).numpy(), [nan, inf, -inf, 1 + math.log(2)], rtol=1e-6)
+    assert ng.logaddexp(ng.tensor([1e4]), ng.tensor([-1e4])).item() == 1e4
+    assert ng.hypot(ng.tensor([3e30]), ng.tensor([4e30])).item() == pytest.approx(5e30)

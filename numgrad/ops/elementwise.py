@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import math
 
+from numba import types
+from numba.extending import overload, register_jitable
+
 from . import scalar_math
-from .registry import elementwise
+from .registry import elementwise, run_elementwise
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -17,6 +20,19 @@ _LN10 = math.log(10.0)
 
 def _zero(g, ans, *xs, **kw):
     return g * 0
+
+
+def _like(x, c):
+    """The constant ``c`` in ``x``'s type: a float64 literal would widen float32 bodies."""
+    return c
+
+
+@overload(_like)
+def _like_typed(x, c):
+    if isinstance(x, (types.Float, types.Integer, types.Boolean)):
+        ty = x
+        return lambda x, c: ty(c)
+    return lambda x, c: c
 
 
 # ---------------------------------------------------------------------------------- arithmetic
@@ -118,11 +134,12 @@ def _abs(x):
 
 
 def _sign(x):
+    # In x's own type; NaN gives 0, as PyTorch's.
     if x > 0:
-        return x - x + 1
+        return _like(x, 1)
     if x < 0:
-        return x - x - 1
-    return x - x  # keeps NaN, and 0 for zero
+        return _like(x, -1)
+    return _like(x, 0)
 
 
 elementwise("abs", _abs, bool_ok=False, d=lambda ans, x: sign(x))
@@ -348,6 +365,218 @@ elementwise("bitwise_right_shift", lambda x, y: x >> y, nin=2, result="integral"
 # ---------------------------------------------------------------------------------- copies
 elementwise("copy", lambda x: x, result="same", vjp=(lambda g, ans, x: g,), jvp=(lambda t, ans, x: t,),
             backward_name="ToCopyBackward0")
+
+# ---------------------------------------------------------------------------------- activations
+# Each activation is one kernel forward and one backward (``name_backward(g, x, *params)``, as
+# PyTorch's), so a training step reads its input twice, not once per intermediate. Parameters
+# (slopes, bounds) are scalar operands with no derivative. The backward ops' own rules spell the
+# second derivative in numgrad ops, so higher orders follow.
+_SQRT1_2 = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_K = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+@register_jitable
+def _magnitude(x):
+    # Numba resolves ``abs`` in this module to numgrad's, hence a jittable one of its own.
+    return x if x >= 0 else -x
+
+
+def _activation(name, math_fn, backward_math, dd, *, nparams=0, reads_result=False, backward_name=""):
+    """Declare ``name(x, *params)`` and ``name_backward(g, x, *params)``; ``dd(x, *params)`` is
+    the second derivative in numgrad ops (None where it is zero). With ``reads_result`` the
+    backward also reads the forward's result, as a first parameter: ``name_backward(g, x, y)``."""
+    nb = nparams + reads_result
+    bw = elementwise(name + "_backward", backward_math, nin=2 + nb, result="floating",
+                     vjp=(lambda gg, ans, g, x, *p: run_elementwise(bw, (gg, x) + p),
+                          _zero if dd is None else lambda gg, ans, g, x, *p: gg * g * dd(x, *p)) + (None,) * nb,
+                     jvp=(lambda t, ans, g, x, *p: run_elementwise(bw, (t, x) + p),
+                          _zero if dd is None else lambda t, ans, g, x, *p: t * g * dd(x, *p)) + (None,) * nb,
+                     backward_name=backward_name and backward_name.replace("Backward0", "BackwardBackward0"))
+    if reads_result:
+        vjp = (lambda g, ans, x: run_elementwise(bw, (g, x, ans)),)
+        jvp = (lambda t, ans, x: run_elementwise(bw, (t, x, ans)),)
+    else:
+        vjp = (lambda g, ans, x, *p: run_elementwise(bw, (g, x) + p),) + (None,) * nparams
+        jvp = (lambda t, ans, x, *p: run_elementwise(bw, (t, x) + p),) + (None,) * nparams
+    return elementwise(name, math_fn, nin=1 + nparams, result="floating", vjp=vjp, jvp=jvp,
+                       backward_name=backward_name)
+
+
+# gelu = x Phi(x), Phi from erfc: 1 + erf(x) cancels in the negative tail. Its derivative is
+# Phi(x) + x phi(x), with Phi(x) = y / x read from the result y: a second erfc per element would
+# cost more than the rest of the step (libm's erfc does not vectorize). phi underflows to 0 long
+# before x * x overflows.
+def _gelu(x):
+    return x * _like(x, 0.5) * math.erfc(-x * _like(x, _SQRT1_2))
+
+
+def _gelu_backward(g, x, y):
+    cdf = y / x if _magnitude(x) > _like(x, 1e-20) else _like(x, 0.5)
+    return g * (cdf + x * _like(x, _INV_SQRT_2PI) * scalar_math.exp(-_like(x, 0.5) * x * x))
+
+
+def _gelu_dd(x, y):
+    return _INV_SQRT_2PI * exp(-0.5 * x * x) * (2 - x * x)
+
+
+# The tanh form: 0.5 (1 + tanh(u)) = sigmoid(2u), with no cancellation for negative x.
+def _gelu_tanh(x):
+    u = x * _like(x, 2.0 * _GELU_K) * (_like(x, 1.0) + _like(x, _GELU_C) * x * x)
+    return x * scalar_math.sigmoid(u)
+
+
+def _gelu_tanh_backward(g, x):
+    s = scalar_math.sigmoid(x * _like(x, 2.0 * _GELU_K) * (_like(x, 1.0) + _like(x, _GELU_C) * x * x))
+    w = s * (_like(x, 1.0) - s)
+    # w is exactly 0 beyond |x| = 1e3, so x is clamped there: the cube must not overflow into inf * 0.
+    big = _like(x, 1e3)
+    c = x if x < big else big
+    c = c if c > -big else -big
+    return g * (s + c * w * _like(x, 2.0 * _GELU_K) * (_like(x, 1.0) + _like(x, 3.0 * _GELU_C) * c * c))
+
+
+def _gelu_tanh_dd(x):
+    q = 1 + (3 * _GELU_C) * x * x
+    s = sigmoid(x * (2 * _GELU_K) * (1 + _GELU_C * x * x))
+    w = s * (1 - s)
+    return w * (4 * _GELU_K * q + (4 * _GELU_K * _GELU_K) * x * q * q * (1 - 2 * s) + (12 * _GELU_K * _GELU_C) * x * x)
+
+
+def _silu(x):
+    return x * scalar_math.sigmoid(x)
+
+
+def _silu_backward(g, x):
+    s = scalar_math.sigmoid(x)
+    return g * (s * (_like(x, 1.0) + x * (_like(x, 1.0) - s)))
+
+
+def _silu_dd(x):
+    s = sigmoid(x)
+    return s * (1 - s) * (2 + x * (1 - 2 * s))
+
+
+# log sigmoid(x) = min(x, 0) - log1p(exp(-|x|)): exp never overflows.
+def _log_sigmoid(x):
+    return (x if x < 0 else _like(x, 0.0)) - math.log1p(scalar_math.exp(-_magnitude(x)))
+
+
+def _log_sigmoid_backward(g, x):
+    return g * scalar_math.sigmoid(-x)
+
+
+def _log_sigmoid_dd(x):
+    s = sigmoid(x)
+    return s * (s - 1)
+
+
+def _leaky_relu(x, slope):
+    return x if x > 0 else x * slope
+
+
+def _leaky_relu_backward(g, x, slope):
+    return g if x > 0 else g * slope
+
+
+def _elu(x, alpha):
+    return x if x > 0 else alpha * math.expm1(x)
+
+
+def _elu_backward(g, x, alpha):
+    return g if x > 0 else g * alpha * scalar_math.exp(x)
+
+
+def _elu_dd(x, alpha):
+    # exp of min(x, 0): the unused branch stays finite, so no inf * 0 in higher derivatives.
+    return where(x > 0, 0.0, alpha * exp(clamp_max(x, 0.0)))
+
+
+# Linear where beta * x > threshold, as PyTorch's; below, the overflow-free form of
+# log1p(exp(z)) / beta.
+def _softplus(x, beta, threshold):
+    z = x * beta
+    if z > threshold:
+        return x
+    return ((z if z > 0 else _like(z, 0.0)) + math.log1p(scalar_math.exp(-_magnitude(z)))) / beta
+
+
+def _softplus_backward(g, x, beta, threshold):
+    z = x * beta
+    return g if z > threshold else g * scalar_math.sigmoid(z)
+
+
+def _softplus_dd(x, beta, threshold):
+    s = sigmoid(x * beta)
+    return where(x * beta > threshold, 0.0, beta * s * (1 - s))
+
+
+# The gradient passes strictly inside (min_val, max_val), as PyTorch's.
+def _hardtanh_backward(g, x, lo, hi):
+    return _like(g, 0.0) if x <= lo or x >= hi else g
+
+
+_activation("gelu", _gelu, _gelu_backward, _gelu_dd, reads_result=True)
+_activation("gelu_tanh", _gelu_tanh, _gelu_tanh_backward, _gelu_tanh_dd, backward_name="GeluBackward0")
+_activation("silu", _silu, _silu_backward, _silu_dd)
+_activation("log_sigmoid", _log_sigmoid, _log_sigmoid_backward, _log_sigmoid_dd)
+_activation("leaky_relu", _leaky_relu, _leaky_relu_backward, None, nparams=1)
+_activation("elu", _elu, _elu_backward, _elu_dd, nparams=1)
+_activation("softplus", _softplus, _softplus_backward, _softplus_dd, nparams=2)
+_activation("hardtanh", _clamp, _hardtanh_backward, None, nparams=2)
+
+
+# ---------------------------------------------------------------------------------- more math
+def _nan_to_num(x, nan, posinf, neginf):
+    if x != x:
+        return nan
+    if x == math.inf:
+        return posinf
+    if x == -math.inf:
+        return neginf
+    return x
+
+
+@register_jitable
+def _log_or_nan(y):
+    # The simulated CUDA target runs math.log in Python, which raises below 0.
+    return math.log(y) if y > 0 else (-math.inf if y == 0 else math.nan)
+
+
+def _xlogy(x, y):
+    # 0 where x == 0, even for y == 0 or inf; NaN for a NaN y, as PyTorch's.
+    if y != y:
+        return y
+    if x == 0:
+        return x - x
+    return x * _log_or_nan(y)
+
+
+def _logaddexp(x, y):
+    if x == y:
+        # Equal infinities give themselves, not inf - inf.
+        return x + _LN2 if x - x == 0 else x
+    m = x if x > y else y
+    return m + math.log1p(scalar_math.exp(-_magnitude(x - y)))
+
+
+def _xlogy_dx(g, x, y):
+    # g log(y), but 0 where x == 0 and y <= 0 (there x log(y) is 0 on both sides), as PyTorch's.
+    if not hasattr(y, "_storage"):
+        return xlogy(g, y) if y > 0 or y != y else where(x == 0, 0.0, xlogy(g, y))
+    return where((x == 0) & (y <= 0), 0.0, xlogy(g, y))
+
+
+elementwise("sgn", _sign, vjp=(_zero,), jvp=(_zero,))
+elementwise("nan_to_num", _nan_to_num, nin=4, d=(lambda ans, x, n, p, m: isfinite(x), None, None, None))
+elementwise("hypot", lambda x, y: math.hypot(x, y), nin=2, result="floating",
+            d=(lambda ans, x, y: x / ans, lambda ans, x, y: y / ans))
+elementwise("xlogy", _xlogy, nin=2, result="float", variants={"st": "XlogyBackward1", "ts": "XlogyBackward2"},
+            vjp=(lambda g, ans, x, y: _xlogy_dx(g, x, y), lambda g, ans, x, y: g * x / y),
+            jvp=(lambda t, ans, x, y: _xlogy_dx(t, x, y), lambda t, ans, x, y: t * x / y))
+elementwise("logaddexp", _logaddexp, nin=2, result="floating",
+            d=(lambda ans, x, y: sigmoid(x - y), lambda ans, x, y: sigmoid(y - x)))
 
 from .functional_elementwise import *  # noqa: E402,F401,F403  (rules above call these by name)
 from .functional_elementwise import threshold_backward  # noqa: E402

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
-from .registry import OPS, run_elementwise, torch_type_name
+from .registry import OPS, check_out, run_elementwise, torch_type_name
 
 __all__ = []
 
@@ -379,3 +379,93 @@ def where(condition, input=None, other=None, *, out=None):
 @_public
 def copy(input):
     return run_elementwise(OPS["copy"], (input,))
+
+
+sgn = _unary("sgn", "The sign of each element; for real tensors the same as :func:`sign`.")
+hypot = _binary("hypot", "sqrt(input**2 + other**2) of each pair, without overflow in the squares.")
+logaddexp = _binary("logaddexp", "log(exp(input) + exp(other)) of each pair, computed without overflow.")
+
+
+@_public
+def xlogy(input, other, *, out=None):
+    """xlogy(input, other, *, out=None) -> Tensor
+
+    input * log(other), 0 where input is 0 (even where other is 0), NaN where other is NaN."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("xlogy() expects at least one Tensor argument")
+    return run_elementwise(OPS["xlogy"], (input, other), out)
+
+
+@_public
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None) -> Tensor
+
+    Replaces NaN with ``nan``, +inf with ``posinf`` and -inf with ``neginf``; the infinities
+    default to the largest and lowest finite values of the input's dtype. Integer and bool
+    tensors are returned as copies."""
+    if not input.dtype.is_floating_point:
+        if out is None:
+            return input.clone()
+        check_out(out, input.shape, input.dtype, "nan_to_num")
+        out.copy_(input)
+        return out
+    info = np.finfo(input.dtype.numpy)
+    big = float(info.max)
+    values = [big if posinf is None else posinf, -big if neginf is None else neginf, nan]
+    # Replacements beyond the dtype's range round to infinity, as a cast would, without its warning.
+    values = [float(v) if v != v or -big <= v <= big else math.copysign(math.inf, v) for v in values]
+    return run_elementwise(OPS["nan_to_num"], (input, values[2], values[0], values[1]), out)
+
+
+# The backward kernels of the activations (``numgrad.nn.functional``): grad times the local
+# derivative at ``input``, each in one pass.
+def _check_floating(grad, input, kernel):
+    # A float parameter would promote integer operands: refuse them as PyTorch does.
+    rt = dtypes.result_type(grad, input)
+    if not rt.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_type_name(rt)}\'')
+
+
+def gelu_backward(grad, input, approximate="none"):
+    """The cotangent of :func:`numgrad.nn.functional.gelu` at ``input``."""
+    if approximate == "tanh":
+        return run_elementwise(OPS["gelu_tanh_backward"], (grad, input))
+    if isinstance(input, Tensor):
+        result = run_elementwise(OPS["gelu"], (input,))
+    else:
+        result = input * 0.5 * math.erfc(-input * math.sqrt(0.5))
+    return run_elementwise(OPS["gelu_backward"], (grad, input, result))
+
+
+def silu_backward(grad, input):
+    """The cotangent of :func:`numgrad.nn.functional.silu` at ``input``."""
+    return run_elementwise(OPS["silu_backward"], (grad, input))
+
+
+def log_sigmoid_backward(grad, input):
+    """The cotangent of :func:`numgrad.nn.functional.logsigmoid` at ``input``."""
+    return run_elementwise(OPS["log_sigmoid_backward"], (grad, input))
+
+
+def leaky_relu_backward(grad, input, negative_slope):
+    """The cotangent of :func:`numgrad.nn.functional.leaky_relu` at ``input``."""
+    _check_floating(grad, input, "leaky_relu_backward_cpu")
+    return run_elementwise(OPS["leaky_relu_backward"], (grad, input, negative_slope))
+
+
+def elu_backward(grad, input, alpha):
+    """The cotangent of :func:`numgrad.nn.functional.elu` at ``input``."""
+    _check_floating(grad, input, "elu_backward_cpu")
+    return run_elementwise(OPS["elu_backward"], (grad, input, alpha))
+
+
+def softplus_backward(grad, input, beta, threshold):
+    """The cotangent of :func:`numgrad.nn.functional.softplus` at ``input``."""
+    _check_floating(grad, input, "softplus_backward_cpu")
+    return run_elementwise(OPS["softplus_backward"], (grad, input, beta, threshold))
+
+
+def hardtanh_backward(grad, input, min_val, max_val):
+    """The cotangent of :func:`numgrad.nn.functional.hardtanh` at ``input``."""
+    _check_floating(grad, input, "hardtanh_backward_cpu")
+    return run_elementwise(OPS["hardtanh_backward"], (grad, input, min_val, max_val))

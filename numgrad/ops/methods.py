@@ -37,7 +37,8 @@ INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder
            "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv", "eq", "ne", "lt", "le",
            "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
            "bitwise_or", "bitwise_xor", "bitwise_not", "maximum", "minimum", "atan2", "subtract",
-           "multiply", "divide", "negative", "absolute", "arcsin", "arccos", "arctan"]
+           "multiply", "divide", "negative", "absolute", "arcsin", "arccos", "arctan", "sgn", "nan_to_num",
+           "hypot", "xlogy"]
 
 
 def _method(fn):
@@ -131,7 +132,7 @@ __all__ = [_name + "_" for _name in (
     "abs", "neg", "negative", "sqrt", "rsqrt", "square", "reciprocal", "exp", "exp2", "expm1", "log",
     "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "arcsin", "arccos", "arctan", "sigmoid", "relu", "erf", "erfc", "ceil", "floor",
-    "round", "trunc", "frac", "clamp", "clip", "clamp_min", "clamp_max")]
+    "round", "trunc", "frac", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "xlogy")]
 globals().update({_name: getattr(Tensor, _name) for _name in __all__})
 
 from .. import random as _random  # noqa: E402  (random imports Tensor; bound after it exists)
