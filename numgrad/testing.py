@@ -531,6 +531,8 @@ OP_DB: list = [
     _binary("atan2", _float_out(np.arctan2), sample_kw=_TENSORS_ONLY),
     _binary("maximum", np.maximum, sample_kw=_TENSORS_ONLY),
     _binary("minimum", np.minimum, sample_kw=_TENSORS_ONLY),
+    _binary("fmax", np.fmax, sample_kw=_TENSORS_ONLY, inplace=None),
+    _binary("fmin", np.fmin, sample_kw=_TENSORS_ONLY, inplace=None),
     # unary math
     _unary("neg", np.negative, dtypes=NO_BOOL),
     _unary("abs", np.abs, dtypes=NO_BOOL),

@@ -275,3 +275,9 @@ def test_clamp_nan_bounds_and_crossed_bounds():
     # A one-sided clamp of integers keeps their dtype.
     assert numgrad.arange(5, dtype=numgrad.uint8).clamp(min=3).tolist() == [3, 3, 3, 3, 4]
     assert numgrad.arange(5).clamp(max=2).dtype is numgrad.int64
+
+
+def test_tensor_where_method():
+    t = numgrad.arange(4.0)
+    assert t.where(t > 1, numgrad.zeros(4)).tolist() == [0.0, 0.0, 2.0, 3.0]
+    assert t.where(t > 1, 5.0).tolist() == [5.0, 5.0, 2.0, 3.0]

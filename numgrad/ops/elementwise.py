@@ -284,6 +284,36 @@ elementwise("maximum", _maximum, nin=2, d=(_max_share, lambda ans, x, y: _max_sh
 elementwise("minimum", _minimum, nin=2, d=(_min_share, lambda ans, x, y: _min_share(ans, y, x)))
 
 
+# fmax/fmin ignore a NaN operand (NaN only where both are); ties and NaN pick x, and so does
+# the gradient, as PyTorch's.
+def _fmax(x, y):
+    if y != y:
+        return x
+    if x != x:
+        return y
+    return x if x >= y else y
+
+
+def _fmin(x, y):
+    if y != y:
+        return x
+    if x != x:
+        return y
+    return x if x <= y else y
+
+
+def _fmax_picks_x(ans, x, y):
+    return (x >= y) | isnan(y)
+
+
+def _fmin_picks_x(ans, x, y):
+    return (x <= y) | isnan(y)
+
+
+elementwise("fmax", _fmax, nin=2, d=(_fmax_picks_x, lambda ans, x, y: logical_not(_fmax_picks_x(ans, x, y))))
+elementwise("fmin", _fmin, nin=2, d=(_fmin_picks_x, lambda ans, x, y: logical_not(_fmin_picks_x(ans, x, y))))
+
+
 # A NaN operand gives NaN, as in PyTorch (the sum is NaN then; integers never take that branch).
 def _clamp_min(x, lo):
     if x != x or lo != lo:

@@ -88,6 +88,8 @@ mul = _binary("mul", "Multiplies input by other, with broadcasting.")
 multiply = mul
 maximum = _binary("maximum", "Elementwise maximum; NaN propagates.")
 minimum = _binary("minimum", "Elementwise minimum; NaN propagates.")
+fmax = _binary("fmax", "Elementwise maximum ignoring NaN: NaN only where both are NaN.")
+fmin = _binary("fmin", "Elementwise minimum ignoring NaN: NaN only where both are NaN.")
 eq = _binary("eq", "Elementwise ==, as a bool tensor.")
 ne = _binary("ne", "Elementwise !=, as a bool tensor.")
 lt = _binary("lt", "Elementwise <, as a bool tensor.")

@@ -23,11 +23,19 @@ METHODS = {}
 for _mod in (F, R, S, V, C):
     for _name in _mod.__all__:
         METHODS[_name] = getattr(_mod, _name)
-for _skip in ("copy", "where"):
+for _skip in ("copy",):
     METHODS.pop(_skip, None)
 from .nn import softmax as _softmax, log_softmax as _log_softmax  # noqa: E402
 METHODS["softmax"], METHODS["log_softmax"] = _softmax, _log_softmax
 METHODS["unfold"] = V.unfold  # a method only: numgrad.nn.functional.unfold is im2col
+
+
+def _where(self, condition, y):
+    """Tensor.where(condition, y) -> Tensor: ``numgrad.where(condition, self, y)``."""
+    return F.where(condition, self, y)
+
+
+METHODS["where"] = _where
 
 # elementwise ops with an in-place form ``x.name_(...)``
 INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "neg",
