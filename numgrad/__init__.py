@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 from . import dtypes as _dtypes
 from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, float32, float64, long, int, short,
                      half, float, double, dtype, get_default_dtype, set_default_dtype, promote_types,
-                     result_type as _result_type_impl)
+                     finfo, iinfo, result_type as _result_type_impl)
 from .devices import device
 from .shapes import Size
 from .tensor import Tensor
@@ -22,6 +22,8 @@ from .ops.matrix_functions import *  # noqa: F401,F403
 from .ops.advanced import *  # noqa: F401,F403
 from .ops.gather import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
+from .ops.grids import meshgrid, cartesian_prod, rot90
+from .ops.distances import cdist
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.comparisons import *  # noqa: F401,F403
 from .ops import methods as _methods  # noqa: F401  (binds Tensor methods)

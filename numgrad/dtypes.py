@@ -5,7 +5,7 @@ import numpy as np
 
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
-    "get_default_dtype", "set_default_dtype", "result_type", "promote_types",
+    "get_default_dtype", "set_default_dtype", "result_type", "promote_types", "finfo", "iinfo",
 ]
 
 _builtin_bool = bool
@@ -146,3 +146,66 @@ def result_type(*operands) -> dtype:
     if scalar_cat is not None and (result is None or scalar_cat > result._category):
         result = _default_dtype if scalar_cat == 2 else _SCALAR_DTYPE[scalar_cat]
     return result
+
+
+class finfo:
+    """finfo(type=None): the numerical properties of a floating dtype (the default dtype when
+    omitted): ``bits``, ``eps``, ``max``, ``min``, ``tiny`` (= ``smallest_normal``),
+    ``resolution`` and ``dtype`` (its name)."""
+
+    def __init__(self, type: dtype = None):
+        d = _default_dtype if type is None else _info_dtype("finfo", type)
+        if not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to "
+                            "handle 'torch.finfo'")
+        info = np.finfo(d.numpy)
+        self.bits = d.itemsize * 8
+        self.eps = _py_float(info.eps)
+        self.max = _py_float(info.max)
+        self.min = _py_float(info.min)
+        self.tiny = self.smallest_normal = _py_float(info.smallest_normal)
+        self.resolution = 10.0 ** -_py_int(info.precision)
+        self.dtype = d.name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    __hash__ = None
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """iinfo(type): the numerical properties of an integer dtype: ``bits``, ``max``, ``min`` and
+    ``dtype`` (its name)."""
+
+    def __init__(self, type: dtype):
+        d = _info_dtype("iinfo", type)
+        if d is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d.is_floating_point:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = np.iinfo(d.numpy)
+        self.bits = d.itemsize * 8
+        self.max = _py_int(info.max)
+        self.min = _py_int(info.min)
+        self.dtype = d.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+def _info_dtype(fn: str, value) -> dtype:
+    if not isinstance(value, dtype):
+        raise TypeError(f"{fn}(): argument 'type' (position 1) must be torch.dtype, not "
+                        f"{type(value).__name__}")
+    return value

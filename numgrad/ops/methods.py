@@ -164,6 +164,8 @@ for _name in _comparisons.__all__:
 from . import matrix_functions as _mf  # noqa: E402
 for _name in _mf.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_mf, _name)))
+from .grids import rot90 as _rot90  # noqa: E402
+Tensor.rot90 = _method(_rot90)
 Tensor.__matmul__ = lambda self, other: _linalg.matmul(self, other)
 Tensor.__rmatmul__ = lambda self, other: _linalg.matmul(other, self)
 Tensor.__imatmul__ = lambda self, other: inplace_apply(self, lambda x, y: _linalg.matmul(x, y), (other,), {})

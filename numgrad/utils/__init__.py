@@ -1,2 +1,2 @@
-"""``numgrad.utils``: interchange helpers, as ``torch.utils``."""
-from . import dlpack  # noqa: F401
+"""``numgrad.utils``: interchange helpers and data loading, as ``torch.utils``."""
+from . import data, dlpack  # noqa: F401

@@ -1,0 +1,94 @@
+"""Coordinate grids and rotations composed from views and copies: meshgrid, cartesian_prod, rot90.
+
+Everything here is written in numgrad ops, so gradients flow through the views they return.
+"""
+from __future__ import annotations
+
+import operator
+
+from .. import shapes
+
+__all__ = ["meshgrid", "cartesian_prod", "rot90"]
+
+
+def _tensor_list(tensors) -> list:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    return tensors
+
+
+def meshgrid(*tensors, indexing: str | None = None) -> tuple:
+    """meshgrid(*tensors, indexing='ij') -> seq of Tensors
+
+    Coordinate grids from N 0-D or 1-D tensors: result ``i`` has shape ``(len(t0), ..., len(tN-1))``
+    and varies along dim ``i``. ``indexing='xy'`` swaps the first two dims (Cartesian, as NumPy's
+    default). The results are expanded views of the inputs: write to them with care."""
+    tensors = _tensor_list(tensors)
+    indexing = "ij" if indexing is None else indexing
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+                               f"a {t.ndim}D tensor of shape {list(t.shape)}")
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.device != tensors[0].device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    sizes = [t.numel() for t in tensors]
+    grids = []
+    for i, t in enumerate(tensors):
+        view = [1] * len(tensors)
+        view[i] = -1
+        grids.append(t.reshape(view).expand(sizes))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def cartesian_prod(*tensors):
+    """cartesian_prod(*tensors) -> Tensor
+
+    The Cartesian product of 1-D tensors, as rows: shape ``(n0 * n1 * ..., N)``, like
+    ``itertools.product``. A single tensor is returned as is."""
+    tensors = _tensor_list(tensors)
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    from .movement import stack
+    return stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+def rot90(input, k: int = 1, dims=(0, 1)):
+    """rot90(input, k=1, dims=(0, 1)) -> Tensor
+
+    Rotates ``input`` by 90 degrees ``k`` times in the plane of ``dims``, from the first dim
+    towards the second (counter-clockwise for a matrix); negative ``k`` rotates the other way."""
+    if isinstance(k, float) or not hasattr(k, "__index__"):
+        raise TypeError(f"rot90(): argument 'k' (position 2) must be int, not {type(k).__name__}")
+    dims = list(dims)
+    n = input.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    d0, d1 = shapes.normalize_dim(dims[0], n), shapes.normalize_dim(dims[1], n)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
+                           f"dim1 = {dims[1]}")
+    k = operator.index(k) % 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip([d0, d1])
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
