@@ -79,6 +79,50 @@ def test_radix_paths_match_numpy(case):
             assert r.values.numpy().tobytes() == np.take_along_axis(a, order, -1).tobytes()
 
 
+SPARSE_TOP_CASES = {  # rows long enough for the three-pass plan of keys with a sparse top
+    "float32": lambda rng, n: np.where(rng.random(n) < 0.01, np.nan,
+                                       np.where(rng.random(n) < 0.01, -0.0, rng.standard_normal(n))
+                                       ).astype(np.float32),
+    "int32_top": lambda rng, n: ((rng.integers(-4, 4, n) << 26) + rng.integers(0, 1 << 20, n)
+                                 ).astype(np.int32),
+    "float32_integers": lambda rng, n: rng.integers(0, 999, n).astype(np.float32),  # no low pass
+    "int64_dense": lambda rng, n: rng.integers(-10**9, 10**9, n),   # dense top: four passes
+    "int32_narrow": lambda rng, n: rng.integers(-2**24, 2**24, n).astype(np.int32),  # 25 bits
+}
+
+
+@pytest.mark.parametrize("case", list(SPARSE_TOP_CASES))
+def test_long_rows_match_numpy(case):
+    rng = np.random.default_rng(2)
+    a = SPARSE_TOP_CASES[case](rng, (2, 1 << 16))
+    for descending in (False, True):
+        r = numgrad.sort(_t(a), descending=descending, stable=True)
+        if a.dtype.kind == "f":
+            key = np.where(np.isnan(a), -np.inf, -a.astype(np.float64)) if descending else a
+        else:
+            key = ~a if descending else a
+        order = np.argsort(key, axis=-1, kind="stable")
+        assert (r.indices.numpy() == order).all()
+        assert r.values.numpy().tobytes() == np.take_along_axis(a, order, -1).tobytes()
+
+
+def test_sort_from_threads():
+    # Each thread keeps its own scratch between sorts: concurrent sorts must not share it.
+    from concurrent.futures import ThreadPoolExecutor
+    arrays = [np.random.default_rng(s).standard_normal(3000 + 500 * s).astype(np.float32)
+              for s in range(4)]
+
+    def check(a):
+        for _ in range(20):
+            r = numgrad.sort(_t(a), stable=True)
+            if not (r.indices.numpy() == np.argsort(a, kind="stable")).all():
+                return False
+        return True
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(check, arrays))
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
 def test_sort_keeps_signed_zeros_and_nan_payloads(dtype):
     udt = {"float16": np.uint16, "float32": np.uint32, "float64": np.uint64}[dtype]

@@ -2,6 +2,8 @@
 search and run-length grouping."""
 from __future__ import annotations
 
+import threading
+
 import numba
 import numpy as np
 from numba import njit
@@ -13,6 +15,22 @@ _K = dict(cache=True, error_model="numpy", nogil=True)
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 _INF_BITS = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}
 _PARALLEL_THRESHOLD = 1 << 18
+# Scratch kept for the next sort by the same thread, up to this size: fresh memory costs a page
+# fault per page on first touch, as much as a radix pass.
+_SCRATCH_KEEP_BYTES = 1 << 24
+_scratch = threading.local()
+
+
+def _scratch_words(n: int) -> np.ndarray:
+    """n uint64 words of scratch, reused from this thread's last sort when big enough."""
+    buf = getattr(_scratch, "words", None)
+    if buf is None or buf.shape[0] < n:
+        # Allocated by NumPy, which asks the kernel for huge pages: the radix passes' scattered
+        # writes would otherwise miss the TLB.
+        buf = np.empty(n, dtype=np.uint64)
+        if buf.nbytes <= _SCRATCH_KEEP_BYTES:
+            _scratch.words = buf
+    return buf[:n]
 
 
 def sort(rows: np.ndarray, descending: bool) -> tuple:
@@ -36,11 +54,8 @@ def sort(rows: np.ndarray, descending: bool) -> tuple:
         chunks = min(rows.shape[0], 4 * numba.get_num_threads())
         sort_rows_par(bits, out, idx, chunks, wide, top, inf, is_float, bool(descending))
         return values, perm
-    # Scratch allocated by NumPy, which asks the kernel for huge pages: the radix passes'
-    # scattered writes would otherwise miss the TLB.
-    a = np.empty(n, dtype=np.uint64)
-    b = np.empty(n if wide else 0, dtype=np.uint64)
-    ib = np.empty(n if wide else 0, dtype=np.uint64)
+    words = _scratch_words(3 * n if wide else n)
+    a, b, ib = words[:n], words[n:2 * n], words[2 * n:]  # b and ib empty unless wide
     sort_rows(bits, out, idx, a, b, ib, top, inf, is_float, bool(descending))
     return values, perm
 
