@@ -98,6 +98,62 @@ NAMES = {
     "mod.xlogy(2.0, y)": "XlogyBackward1",
     "x.xlogy(2.0)": "XlogyBackward2",
     "x.logaddexp(y)": "LogaddexpBackward0",
+    # composites recorded as one node
+    "x.var()": "VarBackward0",
+    "x.var(1)": "VarBackward0",
+    "x.std(1)": "StdBackward0",
+    "x.logsumexp(1)": "LogsumexpBackward0",
+    "x.dist(y)": "DistBackward0",
+    "x.roll(1, 0)": "RollBackward0",
+    "x.roll(1)": "RollBackward0",
+    "x.repeat(2, 1)": "RepeatBackward0",
+    "x.tile(2)": "RepeatBackward0",
+    "x.tril()": "TrilBackward0",
+    "x.triu(1)": "TriuBackward0",
+    "x.trace()": "TraceBackward0",
+    "mod.stack([x, y])": "StackBackward0",
+    "x.masked_fill(x > 0, 0.0)": "MaskedFillBackward0",
+    "x.masked_fill(x > 0, y[0, 0])": "MaskedFillBackward1",
+    "x.masked_select(x > 0)": "MaskedSelectBackward0",
+    "x.kthvalue(2)[0]": "KthvalueBackward0",
+    "x.matmul(w[:, 0])": "MvBackward0",
+    "x.addcmul(y, y)": "AddcmulBackward0",
+    "x.addcdiv(y, y)": "AddcdivBackward0",
+    "x.index_reduce(0, mod.tensor([0, 1]), y, 'amax')": "IndexReduceBackward0",
+    "mod.nn.functional.smooth_l1_loss(x, y)": "SmoothL1LossBackward0",
+    "mod.nn.functional.huber_loss(x, y, reduction='none')": "HuberLossBackward0",
+    "mod.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid())": "BinaryCrossEntropyBackward0",
+    "mod.nn.functional.binary_cross_entropy_with_logits(x, y.sigmoid())": "BinaryCrossEntropyWithLogitsBackward0",
+    "mod.nn.functional.layer_norm(x, (3,))": "NativeLayerNormBackward0",
+    "mod.nn.functional.layer_norm(x, (3,), w[:, 0], w[:, 1])": "NativeLayerNormBackward0",
+}
+
+# The one-node composites above: their own rules, checked to second order and in forward mode.
+_F = numgrad.nn.functional
+_I = numgrad.tensor([1, 0, 1])
+RULES = {
+    "var": (lambda x: x.var((0, 2), correction=0), [(2, 3, 2)]),
+    "std": (lambda x: x.std(1, keepdim=True), [(2, 3)]),
+    "logsumexp": (lambda x: x.logsumexp(1), [(2, 3)]),
+    "dist": (lambda x, y: x.dist(y, 3), [(2, 3), (3,)]),
+    "roll": (lambda x: x.roll((1, -1), (0, 1)), [(2, 3)]),
+    "repeat": (lambda x: x.repeat(2, 1, 2), [(2, 3)]),
+    "tril": (lambda x: x.tril(-1), [(3, 3)]),
+    "trace": (lambda x: x.trace(), [(2, 3)]),
+    "stack": (lambda x, y: numgrad.stack([x, y], 1), [(2, 3), (2, 3)]),
+    "masked_fill": (lambda x, v: x.masked_fill(x > 0, v), [(2, 3), ()]),
+    "masked_select": (lambda x: x.masked_select(x > 0), [(2, 3)]),
+    "kthvalue": (lambda x: x.kthvalue(2, 0)[0], [(3, 2)]),
+    "mv": (lambda a, v: a.mv(v), [(2, 3), (3,)]),
+    "addcmul": (lambda x, a, b: x.addcmul(a, b, value=0.5), [(2, 3), (3,), (2, 3)]),
+    "addcdiv": (lambda x, a, b: x.addcdiv(a, b.exp(), value=2), [(2, 3), (2, 3), (2, 1)]),
+    "index_reduce": (lambda x, s: x.index_reduce(0, _I, s, "prod"), [(2, 3), (3, 3)]),
+    "smooth_l1_loss": (lambda x, y: _F.smooth_l1_loss(x, y, beta=0.5), [(2, 3), (2, 3)]),
+    "huber_loss": (lambda x, y: _F.huber_loss(x, y, reduction="sum", delta=0.5), [(2, 3), (2, 3)]),
+    "binary_cross_entropy": (lambda x, y: _F.binary_cross_entropy(x.sigmoid(), y.sigmoid()), [(2, 3), (2, 3)]),
+    "binary_cross_entropy_with_logits": (lambda x, y: _F.binary_cross_entropy_with_logits(
+        x, y.sigmoid(), pos_weight=numgrad.tensor([1.0, 2.0, 0.5], dtype=numgrad.float64)), [(2, 3), (2, 3)]),
+    "layer_norm": (lambda x, w, b: _F.layer_norm(x, (3,), w, b), [(2, 3), (3,), (3,)]),
 }
 
 
@@ -131,3 +187,24 @@ def test_variants_share_one_rule():
     (g,) = numgrad.autograd.grad(over_dim.sum() + full, x)
     assert g.tolist() == [[2.0] * 3] * 2
     assert x.sum(1).grad_fn.name() == "SumBackward1"
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_one_node_rules(name):
+    from numgrad.autograd import forward_ad as fwAD
+    from numgrad.autograd import gradcheck, gradgradcheck
+    fn, shapes = RULES[name]
+    gen = numgrad.Generator().manual_seed(sum(map(ord, name)))
+    xs = [numgrad.randn(s, dtype=numgrad.float64, generator=gen).requires_grad_() for s in shapes]
+    assert gradcheck(fn, xs)
+    assert gradgradcheck(fn, xs)
+    # forward mode: <J t, w> against the reverse mode's <t, J^T w>
+    ts = [numgrad.randn(s, dtype=numgrad.float64, generator=gen) for s in shapes]
+    with fwAD.dual_level():
+        out = fn(*[fwAD.make_dual(x.detach(), t) for x, t in zip(xs, ts)])
+        y, jt = fwAD.unpack_dual(out)
+    w = numgrad.randn(tuple(y.shape), dtype=numgrad.float64, generator=gen)
+    grads = numgrad.autograd.grad((fn(*xs) * w).sum(), xs)
+    lhs = (jt * w).sum().item()
+    rhs = sum((g * t).sum().item() for g, t in zip(grads, ts))
+    assert abs(lhs - rhs) <= 1e-9 * (1 + abs(rhs))

@@ -329,12 +329,52 @@ def _check_bool_mask(mask, opname):
                            f"{torch_type_name(mask.dtype).lower()}")
 
 
+def _masked_select_vjp(g, ans, x, mask):
+    from ..creation import zeros
+    shape = shapes.broadcast_shapes(x.shape, mask.shape)
+    return masked_scatter(zeros(shape, dtype=g.dtype, device=g.device), mask, g)
+
+
+_masked_select = primitive("masked_select", 2, backward_name="MaskedSelectBackward0",
+                           vjp=(_masked_select_vjp, None),
+                           jvp=(lambda t, ans, x, mask: masked_select(t, mask), None))
+
+
 def masked_select(input, mask):
     """masked_select(input, mask) -> Tensor: the 1-D tensor of ``input``'s elements where the
     (broadcast) ``mask`` is True."""
     _check_bool_mask(mask, "masked_select:")
     shape = shapes.broadcast_shapes(input._shape, mask._shape)
-    return getitem(input.expand(shape), mask.expand(shape))
+    out = getitem(_plain(input).expand(shape), mask.expand(shape))
+    return _record(_masked_select, (input, mask), out, None)
+
+
+def _plain(x):
+    """An alias of ``x`` outside autograd, for forward computations."""
+    return x._view(x._shape, x._strides)
+
+
+def _record(op, inputs, out, params):
+    if tape.should_record(inputs):
+        tape.record(op, inputs, out, params)
+    if tape.has_tangents(inputs):
+        tape.forward_jvp(op, inputs, out, params)
+    return out
+
+
+def _where_masked(mask, g):
+    from .functional_elementwise import where
+    return where(mask, g, 0)
+
+
+# The value's cotangent is the sum of the filled positions' (the engine reduces the broadcast).
+_masked_fill = primitive(
+    "masked_fill", 3, backward_name="MaskedFillBackward0",
+    vjp=(lambda g, ans, x, mask, value: masked_fill(g, mask, 0), None,
+         lambda g, ans, x, mask, value: _where_masked(mask, g)),
+    jvp=(lambda t, ans, x, mask, value: masked_fill(t, mask, 0), None,
+         lambda t, ans, x, mask, value: _where_masked(mask, t)),
+    variants={"tts": "MaskedFillBackward0", "ttt": "MaskedFillBackward1"})
 
 
 def masked_fill(input, mask, value):
@@ -345,15 +385,17 @@ def masked_fill(input, mask, value):
         if value.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        value = value.to(input.dtype)
+        fill = _plain(value).to(input.dtype)
     else:
         from ..creation import tensor
-        value = tensor(value, dtype=input.dtype, device=input.device)
-    out = where(mask, value, input)
+        fill = tensor(value, dtype=input.dtype, device=input.device)
+    out = where(mask, fill, _plain(input))
     if tuple(out.shape) != tuple(input.shape):
         raise RuntimeError(f"output with shape {_fmt(input._shape)} doesn't match the broadcast shape "
                            f"{_fmt(out._shape)}")
-    return out
+    if hasattr(value, "_storage") and value.dtype is not input.dtype and value.requires_grad:
+        value = value.to(input.dtype)
+    return _record(_masked_fill, (input, mask, value if hasattr(value, "_storage") else 0.0), out, None)
 
 
 def masked_fill_(input, mask, value):

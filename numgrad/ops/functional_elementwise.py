@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
-from .registry import OPS, check_out, run_elementwise, torch_type_name
+from ..autograd import tape
+from .registry import OPS, check_out, primitive, run_elementwise, torch_type_name
 
 __all__ = []
 
@@ -346,8 +347,46 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     input + value * tensor1 * tensor2."""
     if _is_bool(input) and _is_bool(tensor1) and _is_bool(tensor2):
         raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
+    inputs = (input, tensor1, tensor2)
+    if out is None and _records(inputs):
+        a, b, c = _plain(inputs)
+        prod = mul(b, c)
+        return _record(_addcmul, inputs, add(a, prod if value == 1 else mul(prod, value)), value)
     prod = mul(tensor1, tensor2)
     return add(input, prod if value == 1 else mul(prod, value), out=out)
+
+
+def _records(inputs) -> bool:
+    return tape.should_record(inputs) or tape.has_tangents(inputs)
+
+
+def _plain(inputs):
+    # Aliases outside autograd: the forward runs once, then one node is recorded for it.
+    return [x._view(x._shape, x._strides) if isinstance(x, Tensor) else x for x in inputs]
+
+
+def _record(op, inputs, result, value):
+    params = {"value": value}
+    if tape.should_record(inputs):
+        tape.record(op, inputs, result, params)
+    if tape.has_tangents(inputs):
+        tape.forward_jvp(op, inputs, result, params)
+    return result
+
+
+# PyTorch's AddcmulBackward0/AddcdivBackward0: one node for the fused input + value * t1 op t2.
+_addcmul = primitive(
+    "addcmul", 3,
+    vjp=(lambda g, ans, x, a, b, value: g, lambda g, ans, x, a, b, value: g * b * value,
+         lambda g, ans, x, a, b, value: g * a * value),
+    jvp=(lambda t, ans, x, a, b, value: t, lambda t, ans, x, a, b, value: t * b * value,
+         lambda t, ans, x, a, b, value: t * a * value))
+_addcdiv = primitive(
+    "addcdiv", 3,
+    vjp=(lambda g, ans, x, a, b, value: g, lambda g, ans, x, a, b, value: g * value / b,
+         lambda g, ans, x, a, b, value: -g * value * a / (b * b)),
+    jvp=(lambda t, ans, x, a, b, value: t, lambda t, ans, x, a, b, value: t * value / b,
+         lambda t, ans, x, a, b, value: -t * value * a / (b * b)))
 
 
 @_public
@@ -359,6 +398,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
             "perform a true division of tensor1 and tensor2.")
+    inputs = (input, tensor1, tensor2)
+    if out is None and _records(inputs):
+        a, b, c = _plain(inputs)
+        q = div(b, c)
+        return _record(_addcdiv, inputs, add(a, q if value == 1 else mul(q, value)), value)
     q = div(tensor1, tensor2)
     return add(input, q if value == 1 else mul(q, value), out=out)
 

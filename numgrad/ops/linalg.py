@@ -159,7 +159,19 @@ def mv(input, vec, *, out=None):
         raise RuntimeError(f"size mismatch, got input ({input._shape[0]}), mat ({_shape_str(input._shape)}), "
                            f"vec ({vec._shape[0]})")
     _check_same_dtype(input, vec)
-    return _write_out(mm(input, vec.unsqueeze(1)).squeeze(1), out)
+    plain = input._view(input._shape, input._strides), vec._view(vec._shape, vec._strides)
+    r = mm(plain[0], plain[1].unsqueeze(1)).squeeze(1)
+    inputs = (input, vec)
+    if tape.should_record(inputs):
+        tape.record(_mv_op, inputs, r)
+    if tape.has_tangents(inputs):
+        tape.forward_jvp(_mv_op, inputs, r)
+    return _write_out(r, out)
+
+
+# One node (PyTorch's MvBackward0) for the matrix product it runs.
+_mv_op = primitive("mv", 2, vjp=(lambda g, ans, a, v: g.unsqueeze(1) * v, lambda g, ans, a, v: mv(a.t(), g)),
+                   jvp=(lambda t, ans, a, v: mv(t, v), lambda t, ans, a, v: mv(a, t)))
 
 
 def dot(input, tensor, *, out=None):

@@ -252,11 +252,24 @@ def vecdot(x, y, *, dim=-1, out=None):
     return _write_out((x * y).sum(dim), out)
 
 
+def _trace_vjp(g, ans, x):
+    from ..creation import eye
+    return eye(x.shape[0], x.shape[1], dtype=g.dtype, device=g.device) * g
+
+
+_trace_op = primitive("trace", 1, vjp=(_trace_vjp,), jvp=(lambda t, ans, x: trace(t),))
+
+
 def trace(input):
     """trace(input) -> Tensor: the sum of the main diagonal of a 2-D tensor."""
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    return input.diagonal().sum()
+    r = input._view(input._shape, input._strides).diagonal().sum()
+    if tape.should_record((input,)):
+        tape.record(_trace_op, (input,), r)
+    if tape.has_tangents((input,)):
+        tape.forward_jvp(_trace_op, (input,), r)
+    return r
 
 
 _LEVI_CIVITA = [[[0, 0, 0], [0, 0, 1], [0, -1, 0]],

@@ -1,7 +1,7 @@
 """Data movement that copies: cat/stack, repeat/tile, flip/roll, triangles and diagonals, one_hot.
 
-Most ops here are composed from views, ``cat`` and ``where`` and need no rules of their own;
-``cat``, ``flip``, ``diag`` and ``diag_embed`` are primitives with their rules next to them.
+Forwards are composed from views, ``cat`` and ``where``; the public ops are primitives with
+their rules next to them, so each records one node named as PyTorch names it.
 """
 from __future__ import annotations
 
@@ -25,6 +25,11 @@ def _tensor_type():
 
 def _fmt(shape):
     return f"[{', '.join(map(str, shape))}]"
+
+
+def _plain(x):
+    """An alias of ``x`` outside autograd, for forward computations."""
+    return x._view(x._shape, x._strides)
 
 
 def _record(op, inputs, out, params):
@@ -57,17 +62,33 @@ def _zeros_along(t, dim, n):
     return zeros(shape, dtype=t.dtype, device=t.device)
 
 
-# One declaration; an arity-specific copy of it per number of inputs, with a rule per input.
+def _stack_vjp(i):
+    return lambda g, ans, *xs, dim: g.select(dim, i)
+
+
+def _stack_jvp(i):
+    def rule(t, ans, *xs, dim):
+        from ..creation import zeros_like
+        zero = zeros_like(t)
+        return stack([t if j == i else zero for j in range(len(xs))], dim)
+    return rule
+
+
+# One declaration each; an arity-specific copy of it per number of inputs, with a rule per input.
 _cat_op = primitive("cat", 1, vjp=(_cat_vjp(0),), jvp=(_cat_jvp(0),))
-_cat_ops: dict = {}
+_stack_op = primitive("stack", 1, vjp=(_stack_vjp(0),), jvp=(_stack_jvp(0),))
+_arity_ops: dict = {}
+_RULES = {"cat": (_cat_vjp, _cat_jvp), "stack": (_stack_vjp, _stack_jvp)}
 
 
-def _cat_op_for(n: int) -> Op:
-    op = _cat_ops.get(n)
-    if op is None:
-        op = _cat_ops[n] = dataclasses.replace(_cat_op, nin=n, vjp=tuple(_cat_vjp(i) for i in range(n)),
-                                               jvp=tuple(_cat_jvp(i) for i in range(n)))
-    return op
+def _op_for(op: Op, n: int) -> Op:
+    key = (op.name, n)
+    copy = _arity_ops.get(key)
+    if copy is None:
+        vjp, jvp = _RULES[op.name]
+        copy = _arity_ops[key] = dataclasses.replace(op, nin=n, vjp=tuple(vjp(i) for i in range(n)),
+                                                     jvp=tuple(jvp(i) for i in range(n)))
+    return copy
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -112,7 +133,7 @@ def cat(tensors, dim=0, *, out=None):
             sub = result._view(t._shape, st, result._offset + pos * result._strides[d])
             sub._write(t)
         pos += t._shape[d]
-    _record(_cat_op_for(len(used)), tuple(used), result, {"dim": d, "starts": tuple(starts),
+    _record(_op_for(_cat_op, len(used)), tuple(used), result, {"dim": d, "starts": tuple(starts),
                                                    "sizes": tuple(t._shape[d] for t in used)})
     if out is not None:
         if tuple(out.shape) != tuple(result.shape):
@@ -136,7 +157,9 @@ def stack(tensors, dim=0, *, out=None):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {_fmt(first._shape)} at "
                                f"entry 0 and {_fmt(t._shape)} at entry {k}")
     d = shapes.normalize_dim(dim, first.ndim + 1)
-    return cat([t.unsqueeze(d) for t in tensors], d, out=out)
+    result = cat([_plain(t).unsqueeze(d) for t in tensors], d)
+    _record(_op_for(_stack_op, len(tensors)), tuple(tensors), result, {"dim": d})
+    return _out(result, out)
 
 
 def atleast_1d(*tensors):
@@ -194,6 +217,19 @@ def column_stack(tensors, *, out=None):
 
 # ----------------------------------------------------------------------------------- repeats
 
+def _repeat_vjp(g, ans, x, sizes):
+    # Each output element reads one input element: sum the copies, which sit along the even dims
+    # of the (repeat, size) pairs.
+    shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
+    pairs = []
+    for r, s in zip(sizes, shape):
+        pairs += [r, s]
+    return g.reshape(pairs).sum(tuple(range(0, len(pairs), 2))).reshape(x.shape)
+
+
+_repeat_op = primitive("repeat", 1, vjp=(_repeat_vjp,), jvp=(lambda t, ans, x, sizes: repeat(t, *sizes),))
+
+
 def repeat(input, *sizes):
     """Tensor.repeat(*sizes): tiles the tensor ``sizes[i]`` times along each dim (leading
     extra sizes add dims). A broadcast view reshaped into a copy."""
@@ -209,12 +245,15 @@ def repeat(input, *sizes):
     expanded = []
     for r, s in zip(sizes, shape):
         expanded += [r, s]
-    x = input.reshape(interleaved).expand(expanded)
+    x = _plain(input).reshape(interleaved).expand(expanded)
     if not x.numel():
-        return _empty_like_shape(input, [r * s for r, s in zip(sizes, shape)])
-    out = x.reshape([r * s for r, s in zip(sizes, shape)])
-    # The reshape may merge dims into a view of the input (zero strides included); repeat copies.
-    return out.clone() if out._storage is input._storage else out
+        out = _empty_like_shape(input, [r * s for r, s in zip(sizes, shape)])
+    else:
+        out = x.reshape([r * s for r, s in zip(sizes, shape)])
+        if out._storage is input._storage:
+            # The reshape may merge dims into a view of the input (zero strides included); repeat copies.
+            out = out.clone()
+    return _record(_repeat_op, (input,), out, {"sizes": tuple(sizes)})
 
 
 def _empty_like_shape(input, shape):
@@ -317,6 +356,10 @@ def flipud(input):
     return flip(input, (0,))
 
 
+_roll_op = primitive("roll", 1, vjp=(lambda g, ans, x, shifts, dims: roll(g, [-s for s in shifts], dims),),
+                     jvp=(lambda t, ans, x, shifts, dims: roll(t, shifts, dims),))
+
+
 def roll(input, shifts, dims=None):
     """roll(input, shifts, dims=None) -> Tensor: elements shifted cyclically along ``dims`` (of
     the flattened tensor when ``dims`` is None)."""
@@ -324,10 +367,16 @@ def roll(input, shifts, dims=None):
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
-        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    if len(shifts) != len(dims):
-        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        out = _roll(_plain(input).reshape(-1), shifts, (0,)).reshape(input.shape)
+    else:
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        out = _roll(_plain(input), shifts, dims)
+    return _record(_roll_op, (input,), out, {"shifts": shifts, "dims": dims})
+
+
+def _roll(input, shifts, dims):
     x = input
     for s, d in zip(shifts, dims):
         d = shapes.normalize_dim(d, x.ndim)
@@ -348,7 +397,16 @@ def _triangle(input, diagonal, lower, name):
     n, m = input.shape[-2], input.shape[-1]
     offset = arange(m, device=input.device) - arange(n, device=input.device).unsqueeze(-1)
     keep = offset <= diagonal if lower else offset >= diagonal
-    return where(keep, input, zeros((), dtype=input.dtype, device=input.device))
+    x = _plain(input)
+    out = where(keep, x, zeros((), dtype=input.dtype, device=input.device))
+    return _record(_tril_op if lower else _triu_op, (input,), out, {"diagonal": diagonal})
+
+
+# Both are linear: the cotangent and the tangent keep the same triangle.
+_tril_op = primitive("tril", 1, vjp=(lambda g, ans, x, diagonal: tril(g, diagonal),),
+                     jvp=(lambda t, ans, x, diagonal: tril(t, diagonal),))
+_triu_op = primitive("triu", 1, vjp=(lambda g, ans, x, diagonal: triu(g, diagonal),),
+                     jvp=(lambda t, ans, x, diagonal: triu(t, diagonal),))
 
 
 def tril(input, diagonal=0, *, out=None):

@@ -227,7 +227,15 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     A copy of ``input`` where slice ``i`` of ``source`` along ``dim`` is reduced into slice
     ``index[i]`` with ``reduce``: 'prod', 'mean', 'amax' or 'amin' (see :func:`scatter_reduce`)."""
     d, idx = _index_as_scatter(input, dim, index, source, reduce)
-    return write_out(scatter_reduce(input, d, idx, source, reduce, include_self=include_self), out)
+    plain = [t._view(t._shape, t._strides) for t in (input, source)]
+    result = scatter_reduce(plain[0], d, idx, plain[1], reduce, include_self=include_self)
+    result = _record(_index_reduce_op, (input, source), result,
+                     {"dim": d, "index": idx, "reduce": reduce, "include_self": include_self})
+    return write_out(result, out)
+
+
+# scatter_reduce's rules under PyTorch's name for this op (IndexReduceBackward0).
+_index_reduce_op = primitive("index_reduce", 2, vjp=(_vjp_input, _vjp_src), jvp=(_jvp_input, _jvp_src))
 
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):

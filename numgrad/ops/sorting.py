@@ -145,12 +145,36 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     n = input.shape[d] if input.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    v, i = _sorted(input, d, False, k, _topk_op)
+    v, i = _sorted(input._view(input._shape, input._strides), d, False, k, _topk_op)
+    picked = i
     if input.ndim:
         v, i = v.narrow(d, k - 1, 1), i.narrow(d, k - 1, 1)
+        picked = i
         if not keepdim:
             v, i = v.squeeze(d), i.squeeze(d)
+    params = {"dim": d, "keepdim": keepdim, "indices": picked}
+    if tape.should_record((input,)):
+        tape.record(_kthvalue_op, (input,), v, params)
+    if tape.has_tangents((input,)):
+        tape.forward_jvp(_kthvalue_op, (input,), v, params)
     return _write_out(kthvalue_result(v, i), out)
+
+
+def _kth_vjp(g, ans, x, dim, keepdim, indices):
+    if not x.ndim:
+        return g
+    return _scatter_back(g if keepdim else g.unsqueeze(dim), x.shape, dim, indices)
+
+
+def _kth_jvp(t, ans, x, dim, keepdim, indices):
+    if not x.ndim:
+        return t
+    picked = _gather(t, dim, indices)
+    return picked if keepdim else picked.squeeze(dim)
+
+
+# ``indices`` are the picked positions, with ``dim`` kept.
+_kthvalue_op = primitive("kthvalue", 1, vjp=(_kth_vjp,), jvp=(_kth_jvp,))
 
 
 def _unique_slices(input, dim, sort, return_inverse, return_counts):

@@ -1,6 +1,7 @@
 """Reductions composed from the kernel-backed ones: mean, var/std, dist, logsumexp,
-count_nonzero, nansum/nanmean. Their derivatives follow from their parts (mean declares its own
-rule only to be recorded as one node, as PyTorch's MeanBackward0 is)."""
+count_nonzero, nansum/nanmean. mean, var, std, dist and logsumexp declare their own rules only to
+be recorded as one node each, as PyTorch's MeanBackward0, VarBackward0, ... are; the others'
+derivatives follow from their parts."""
 from __future__ import annotations
 
 import math
@@ -103,13 +104,44 @@ def _var(x, dim, keepdim, correction):
     return sum(d * d, dims, keepdim) / _builtin_max(0, n - correction), m, dims
 
 
+def _var_grad(v, x, dims, keepdim, correction):
+    """The cotangent (or, summed, the tangent) of var at ``x`` for ``v``: 2 (x - mean) v / dof."""
+    dof = _builtin_max(0, _numel(x, dims) - correction)
+    centered = x - x.mean(dims, keepdim=True)
+    return _unreduce(v, x.shape, dims, keepdim) * centered * (2.0 / dof if dof else math.inf)
+
+
+def _std_scale(g, ans):
+    # d sqrt(v) = dv / (2 sqrt(v)); PyTorch gives 0 where the deviation is 0.
+    return F.where(ans == 0, 0.0, g / (2.0 * ans))
+
+
+_var_op = primitive(
+    "var", 1,
+    vjp=(lambda g, ans, x, dims, keepdim, correction: _var_grad(g, x, dims, keepdim, correction),),
+    jvp=(lambda t, ans, x, dims, keepdim, correction: _var_tangent(t, x, dims, keepdim, correction),))
+_std_op = primitive(
+    "std", 1,
+    vjp=(lambda g, ans, x, dims, keepdim, correction: _var_grad(_std_scale(g, ans), x, dims, keepdim,
+                                                                correction),),
+    jvp=(lambda t, ans, x, dims, keepdim, correction: _std_scale(_var_tangent(t, x, dims, keepdim, correction),
+                                                                 ans),))
+
+
+def _var_tangent(t, x, dims, keepdim, correction):
+    from ..creation import ones
+    one = ones((), dtype=x.dtype, device=x.device)
+    return sum(_var_grad(one, x, dims, True, correction) * t, dims, keepdim)
+
+
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """var(input, dim=None, unbiased=True, keepdim=False, *, correction=1, out=None) -> Tensor
 
     Variance over ``dim``: the sum of squared deviations divided by ``N - correction``
     (``unbiased=False`` means ``correction=0``)."""
     dim, c = _correction("var", input, dim, unbiased, correction)
-    return _write_out(_var(input, dim, keepdim, c)[0], out)
+    v, _, dims = _var(_plain(input), dim, keepdim, c)
+    return _write_out(_record(_var_op, input, v, {"dims": dims, "keepdim": keepdim, "correction": c}), out)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -117,7 +149,9 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
     Standard deviation: the square root of :func:`var`."""
     dim, c = _correction("std", input, dim, unbiased, correction)
-    return _write_out(F.sqrt(_var(input, dim, keepdim, c)[0]), out)
+    v, _, dims = _var(_plain(input), dim, keepdim, c)
+    r = _record(_std_op, input, F.sqrt(v), {"dims": dims, "keepdim": keepdim, "correction": c})
+    return _write_out(r, out)
 
 
 def _with_mean(x, v, m, dims, keepdim):
@@ -142,10 +176,36 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _with_mean(input, F.sqrt(v), m, dims, keepdim)
 
 
+def _dist_vjp(g, ans, x, y, p):
+    from .matrix_functions import _pnorm_vjp
+    d = x - y
+    return _pnorm_vjp(g, ans, d, p, tuple(range(d.ndim)), False)
+
+
+def _dist_jvp(t, ans, x, y, p):
+    from .matrix_functions import _pnorm_jvp
+    d = x - y
+    return _pnorm_jvp(t.expand(d.shape), ans, d, p, tuple(range(d.ndim)), False)
+
+
+_dist_op = primitive("dist", 2, vjp=(_dist_vjp, lambda g, ans, x, y, p: -_dist_vjp(g, ans, x, y, p)),
+                     jvp=(_dist_jvp, lambda t, ans, x, y, p: -_dist_jvp(t, ans, x, y, p)))
+
+
 def dist(input, other, p=2):
     """dist(input, other, p=2) -> Tensor: the p-norm of ``input - other`` (broadcast)."""
     from .matrix_functions import vector_norm
-    return vector_norm(input - other, p)
+    p = float(p)
+    if p == 0 or math.isinf(p):
+        # The 0- and inf-norms' rules are the vector norm's own (counts and ties).
+        return vector_norm(input - other, p)
+    r = vector_norm(_plain(input) - _plain(other), p)
+    inputs = (input, other)
+    if tape.should_record(inputs):
+        tape.record(_dist_op, inputs, r, {"p": p})
+    if tape.has_tangents(inputs):
+        tape.forward_jvp(_dist_op, inputs, r, {"p": p})
+    return r
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -156,11 +216,24 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     dims = _dims(dim, x.ndim)
     if x.numel() == 0:
         return _write_out(F.log(sum(F.exp(x), dims, keepdim)), out)
-    m = amax(_plain(x), dims, True)
+    plain = _plain(x)
+    m = amax(plain, dims, True)
     # An infinite maximum would turn x - m into NaN: shift by 0 there instead.
     m = F.where(F.isinf(m), 0, m)
-    r = F.log(sum(F.exp(x - m), dims, True)) + m
-    return _write_out(r if keepdim else r.reshape(_reduced_shape(x._shape, dims, False)), out)
+    r = F.log(sum(F.exp(plain - m), dims, True)) + m
+    r = r if keepdim else r.reshape(_reduced_shape(x._shape, dims, False))
+    return _write_out(_record(_logsumexp_op, x, r, {"dims": dims, "keepdim": keepdim}), out)
+
+
+def _softmax_of(x, ans, dims, keepdim):
+    # exp(x - logsumexp(x)): the weights of both rules.
+    return F.exp(x - _unreduce(ans, x.shape, dims, keepdim))
+
+
+_logsumexp_op = primitive(
+    "logsumexp", 1,
+    vjp=(lambda g, ans, x, dims, keepdim: _unreduce(g, x.shape, dims, keepdim) * _softmax_of(x, ans, dims, keepdim),),
+    jvp=(lambda t, ans, x, dims, keepdim: sum(t * _softmax_of(x, ans, dims, keepdim), dims, keepdim),))
 
 
 def count_nonzero(input, dim=None):

@@ -1,4 +1,5 @@
-"""Loss functions with PyTorch's ``reduction`` ('mean' | 'sum' | 'none'), composed from numgrad ops."""
+"""Loss functions with PyTorch's ``reduction`` ('mean' | 'sum' | 'none'), composed from numgrad ops;
+the pointwise losses record one node each, with their rules next to them."""
 from __future__ import annotations
 
 import warnings
@@ -8,6 +9,8 @@ from ...autograd import tape
 from ...ops.registry import check_devices, primitive
 from ...ops import functional_elementwise as _E
 from ...ops.nn import class_nll, log_softmax as _log_softmax
+from ...ops.reductions import _plain
+from .activation import logsigmoid as _logsigmoid
 
 __all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
@@ -76,15 +79,75 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mea
     return _reduce(loss * weight if weight is not None else loss, reduction)
 
 
+def _pointwise_vjp(derivative):
+    """The VJP of a reduced pointwise loss from its local derivative ``derivative(x, y, *weights, **params)``."""
+    def rule(g, ans, x, y, *weights, reduction, **params):
+        d = derivative(x, y, *weights, **params)
+        return g * d / d.numel() if reduction == "mean" else g * d
+    return rule
+
+
+def _pointwise_jvp(derivative):
+    def rule(t, ans, x, y, *weights, reduction, **params):
+        return _reduce(t * derivative(x, y, *weights, **params), reduction)
+    return rule
+
+
+def _pointwise_loss(name, nin, d_input, d_target, backward_name):
+    """One node for a reduced pointwise loss, with the local derivatives in input and target."""
+    none = (None,) * (nin - 2)  # weights: not differentiable, as in PyTorch
+    return primitive(name, nin, backward_name=backward_name,
+                     vjp=(_pointwise_vjp(d_input), _pointwise_vjp(d_target)) + none,
+                     jvp=(_pointwise_jvp(d_input), _pointwise_jvp(d_target)) + none)
+
+
+def _run_loss(op, inputs, compute, reduction: str, **params):
+    """``compute`` on plain aliases of ``inputs``, reduced and recorded as one node of ``op``."""
+    plain = [_plain(x) if hasattr(x, "_storage") else x for x in inputs]
+    loss = _reduce(compute(*plain, **params), reduction)
+    params["reduction"] = reduction
+    if tape.should_record(inputs):
+        tape.record(op, inputs, loss, params)
+    if tape.has_tangents(inputs):
+        tape.forward_jvp(op, inputs, loss, params)
+    return loss
+
+
+def _huber_d(x, y, delta):
+    return _E.clamp(x - y, -delta, delta)
+
+
+_huber_loss = _pointwise_loss("huber_loss", 2, _huber_d, lambda x, y, delta: -_huber_d(x, y, delta),
+                              "HuberLossBackward0")
+
+
+def _huber(x, y, delta):
+    d = _E.abs(x - y)
+    return _E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+
+
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None):
     """huber_loss(input, target, reduction='mean', delta=1.0) -> Tensor
 
     0.5 * d**2 where |d| < delta, else delta * (|d| - delta / 2), with d = input - target."""
     _check_reduction(reduction)
     _check_sizes(input, target)
-    d = _E.abs(input - target)
-    loss = _E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    return _reduce(loss * weight if weight is not None else loss, reduction)
+    if weight is not None:
+        return _reduce(_huber(input, target, delta) * weight, reduction)
+    return _run_loss(_huber_loss, (input, target), _huber, reduction, delta=delta)
+
+
+def _smooth_l1_d(x, y, beta):
+    return _E.clamp((x - y) / beta, -1.0, 1.0)
+
+
+_smooth_l1_loss = _pointwise_loss("smooth_l1_loss", 2, _smooth_l1_d,
+                                  lambda x, y, beta: -_smooth_l1_d(x, y, beta), "SmoothL1LossBackward0")
+
+
+def _smooth_l1(x, y, beta):
+    d = _E.abs(x - y)
+    return _E.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
@@ -96,10 +159,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str
     _check_sizes(input, target)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = _E.abs(input - target)
     if beta == 0:
-        return _reduce(d, reduction)
-    return _reduce(_E.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+        return l1_loss(input, target, reduction=reduction)
+    return _run_loss(_smooth_l1_loss, (input, target), _smooth_l1, reduction, beta=beta)
 
 
 def _class_shape(ndim: int, n_classes: int):
@@ -222,6 +284,32 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     return (1 - label_smoothing) * nll + s * (label_smoothing / n_classes)
 
 
+def _check_weights_constant(name, *weights):
+    for arg, w in weights:
+        if w is not None and tape.should_record((w,)):
+            raise RuntimeError(f"The function '{name}' is not differentiable with respect to argument "
+                               f"'{arg}'. This input cannot have requires_grad True.")
+
+
+def _bce_d_input(x, y, w):
+    # PyTorch's EPSILON keeps the derivative finite at x = 0 or 1.
+    d = (x - y) / _E.clamp_min((1 - x) * x, 1e-12)
+    return d * w if w.__class__ is not float else d
+
+
+def _bce_d_target(x, y, w):
+    d = _E.log(1 - x) - _E.log(x)
+    return d * w if w.__class__ is not float else d
+
+
+_bce = _pointwise_loss("binary_cross_entropy", 3, _bce_d_input, _bce_d_target, "BinaryCrossEntropyBackward0")
+
+
+def _bce_values(x, y, w):
+    loss = -(y * _E.clamp_min(_E.log(x), -100.0) + (1 - y) * _E.clamp_min(_E.log(1 - x), -100.0))
+    return loss * w if w.__class__ is not float else loss
+
+
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
     """binary_cross_entropy(input, target, weight=None, reduction='mean') -> Tensor
 
@@ -233,10 +321,32 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if input.numel() and ((input < 0) | (input > 1)).any().item():
         raise RuntimeError("all elements of input should be between 0 and 1")
-    log_x = _E.clamp_min(_E.log(input), -100.0)
-    log_1mx = _E.clamp_min(_E.log(1 - input), -100.0)
-    loss = -(target * log_x + (1 - target) * log_1mx)
-    return _reduce(loss * weight if weight is not None else loss, reduction)
+    _check_weights_constant("binary_cross_entropy", ("weight", weight))
+    return _run_loss(_bce, (input, target, 1.0 if weight is None else weight), _bce_values, reduction)
+
+
+def _bce_logits_d_input(x, y, w, pw):
+    # d/dx of (1 - y) x + (1 + (pw - 1) y) softplus(-x)
+    d = x.sigmoid() - y if pw.__class__ is float else (1 + (pw - 1) * y) * x.sigmoid() - pw * y
+    return d * w if w.__class__ is not float else d
+
+
+def _bce_logits_d_target(x, y, w, pw):
+    d = -x if pw.__class__ is float else (pw - 1) * -_logsigmoid(x) - x
+    return d * w if w.__class__ is not float else d
+
+
+_bce_logits = _pointwise_loss("binary_cross_entropy_with_logits", 4, _bce_logits_d_input, _bce_logits_d_target,
+                              "BinaryCrossEntropyWithLogitsBackward0")
+
+
+def _bce_logits_values(x, y, w, pw):
+    softplus_neg = -_logsigmoid(x)
+    if pw.__class__ is not float:
+        loss = (1 - y) * x + (1 + (pw - 1) * y) * softplus_neg
+    else:
+        loss = (1 - y) * x + softplus_neg
+    return loss * w if w.__class__ is not float else loss
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -248,10 +358,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    # softplus(-x) = log(1 + exp(-|x|)) + max(-x, 0) never overflows.
-    softplus_neg = _E.log1p(_E.exp(-_E.abs(input))) + _E.relu(-input)
-    if pos_weight is not None:
-        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
-    else:
-        loss = (1 - target) * input + softplus_neg
-    return _reduce(loss * weight if weight is not None else loss, reduction)
+    _check_weights_constant("binary_cross_entropy_with_logits", ("weight", weight), ("pos_weight", pos_weight))
+    inputs = (input, target, 1.0 if weight is None else weight, 1.0 if pos_weight is None else pos_weight)
+    return _run_loss(_bce_logits, inputs, _bce_logits_values, reduction)
