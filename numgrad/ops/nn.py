@@ -147,6 +147,12 @@ def log_softmax_backward(grad, output, dim):
 def im2col(x, geom: Geometry, pad_value: float = 0.0):
     """The sliding windows of a (N, C, H, W) tensor as the columns of a contiguous
     (N, C*kh*kw, oh*ow) tensor (PyTorch's unfold layout); taps in the padding read ``pad_value``."""
+    if _profiler.enabled:
+        return _profiler.timed("aten::im2col", _run_im2col, x, geom, pad_value)
+    return _run_im2col(x, geom, pad_value)
+
+
+def _run_im2col(x, geom: Geometry, pad_value: float = 0.0):
     from ..tensor import Tensor
     g = geom
     out = Tensor._empty((g.N, g.C * g.kh * g.kw, g.oh * g.ow), x.dtype, x.device)
@@ -169,6 +175,12 @@ def im2col(x, geom: Geometry, pad_value: float = 0.0):
 def col2im(cols, geom: Geometry):
     """The adjoint of :func:`im2col`: sums window columns (N, C*kh*kw, oh*ow) back into a
     (N, C, H, W) tensor."""
+    if _profiler.enabled:
+        return _profiler.timed("aten::col2im", _run_col2im, cols, geom)
+    return _run_col2im(cols, geom)
+
+
+def _run_col2im(cols, geom: Geometry):
     from ..creation import zeros
     g = geom
     src = cols.detach().contiguous()
@@ -236,6 +248,12 @@ _max_pool2d_backward = primitive(
 def max_pool2d(x, geom: Geometry):
     """(values, indices): each window's maximum of a (N, C, H, W) tensor, (N, C, oh, ow), and
     the flat position y * W + x of its first maximum, (N*C, oh*ow) int64; a NaN wins."""
+    if _profiler.enabled:
+        return _profiler.timed("aten::max_pool2d_with_indices", _run_max_pool2d, x, geom)
+    return _run_max_pool2d(x, geom)
+
+
+def _run_max_pool2d(x, geom: Geometry):
     from ..tensor import Tensor
     g = geom
     if x.dtype is dtypes.float16:
@@ -256,6 +274,13 @@ def max_pool2d(x, geom: Geometry):
 def max_pool2d_backward(grad, indices, geom: Geometry):
     """The adjoint of picking each window's maximum: ``grad`` (N, C, oh, ow) added at the
     maxima's positions of a zero (N, C, H, W) tensor."""
+    if _profiler.enabled:
+        return _profiler.timed("aten::max_pool2d_with_indices_backward", _run_max_pool2d_backward, grad,
+                               indices, geom)
+    return _run_max_pool2d_backward(grad, indices, geom)
+
+
+def _run_max_pool2d_backward(grad, indices, geom: Geometry):
     from ..creation import zeros
     g = geom
     compute = dtypes.float32 if grad.dtype is dtypes.float16 else grad.dtype

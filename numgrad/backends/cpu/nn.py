@@ -1,4 +1,5 @@
-"""CPU kernels of the neural-network primitives: row-wise (log-)softmax, im2col and col2im.
+"""CPU kernels of the neural-network primitives: row-wise (log-)softmax, im2col and col2im, max
+pooling, negative log-likelihood.
 
 Each kernel takes flat buffers plus sizes and strides as scalars, so one compilation per
 dtype serves every shape. A serial kernel handles a range of rows (softmax) or of samples
@@ -150,44 +151,134 @@ def col2im_par(cols, co, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, di
         col2im(cols, co, n, n + 1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, out)
 
 
+# LLVM vectorizes the window loop of :func:`_pool_run` 8 lanes by 4 unrolled on AVX2, and runs
+# shorter loops (a 14-window row) one window at a time: runs are padded up to this length.
+_POOL_RUN = 32
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _pool_run(x, src, step, n, kh, kw, ys, xs, yi, xi, idx0, ist, values, indices):
+    """Maxima of windows 0..n-1 lying wholly inside the input into ``values[:n]`` and the
+    indices of their first maxima into ``indices[:n]``: window j's tap (a, b) sits at
+    ``src + j*step + a*ys + b*xs`` and has index ``idx0 + j*ist + a*yi + b*xi``.
+
+    Called with constant kernel sizes and strides, its tap loops unroll and the window loop
+    vectorizes; the comparison is a select, not a branch (a held NaN stays: the first NaN wins;
+    otherwise a larger value or a NaN takes over)."""
+    for j in range(n):
+        p = src + j * step
+        bv = x[uint64(p)]
+        bo = 0
+        for a in range(kh):
+            for b in range(kw):
+                v = x[uint64(p + a * ys + b * xs)]
+                take = bv == bv and not v <= bv
+                bv = v if take else bv
+                bo = a * yi + b * xi if take else bo
+        values[j] = bv
+        indices[j] = idx0 + j * ist + bo
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _pool_interior(x, src, step, n, kh, kw, ys, xs, yi, xi, idx0, ist, values, indices):
+    """:func:`_pool_run` with constant arguments for the common poolings (2x2 stride 2, 3x3
+    stride 1 or 2, over rows of unit stride): each call site compiles its own vectorized loop.
+    Returns False, computing nothing, for other poolings."""
+    if xs != 1 or kh != kw:
+        return False
+    if kh == 2 and step == 2:
+        _pool_run(x, src, 2, n, 2, 2, ys, 1, yi, xi, idx0, ist, values, indices)
+    elif kh == 3 and step == 1:
+        _pool_run(x, src, 1, n, 3, 3, ys, 1, yi, xi, idx0, ist, values, indices)
+    elif kh == 3 and step == 2:
+        _pool_run(x, src, 2, n, 3, 3, ys, 1, yi, xi, idx0, ist, values, indices)
+    else:
+        return False
+    return True
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _pool_window(x, base, sh, sw, W, y0, x0, a_lo, a_hi, b_lo, b_hi, dil_h, dil_w):
+    """(maximum, index of its first occurrence) of the window whose tap (0, 0) is at (y0, x0),
+    over its taps a_lo <= a < a_hi, b_lo <= b < b_hi: those inside the input."""
+    ya, xb = y0 + a_lo * dil_h, x0 + b_lo * dil_w
+    best = ya * W + xb
+    bv = x[uint64(base + ya * sh + xb * sw)]
+    for a in range(a_lo, a_hi):
+        y = y0 + a * dil_h
+        for b in range(b_lo, b_hi):
+            xx = x0 + b * dil_w
+            v = x[uint64(base + y * sh + xx * sw)]
+            take = bv == bv and not v <= bv
+            best = y * W + xx if take else best
+            bv = v if take else bv
+    return bv, best
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _taps_inside(n_out, k, st, pad, dil, size):
+    """For each window along one axis, its taps lo <= t < hi that fall inside the input."""
+    lo = np.empty(n_out, np.int64)
+    hi = np.empty(n_out, np.int64)
+    for i in range(n_out):
+        start = i * st - pad
+        lo[i] = max(0, (-start + dil - 1) // dil)
+        hi[i] = min(k, (size - start + dil - 1) // dil)
+    return lo, hi
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _max_pool(x, xo, sn, sc, sh, sw, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
+              oh, ow, values, indices):
+    # Windows i_lo <= i < i_hi, j_lo <= j < j_hi lie wholly inside the input; the others are
+    # clipped one at a time.
+    i_lo = min(oh, (pad_h + st_h - 1) // st_h)
+    i_hi = max(i_lo, min(oh, (H - 1 + pad_h - (kh - 1) * dil_h) // st_h + 1))
+    j_lo = min(ow, (pad_w + st_w - 1) // st_w)
+    j_hi = max(j_lo, min(ow, (W - 1 + pad_w - (kw - 1) * dil_w) // st_w + 1))
+    n_in = j_hi - j_lo
+    run = (n_in + _POOL_RUN - 1) // _POOL_RUN * _POOL_RUN
+    vals = np.empty(run, values.dtype)
+    idx = np.empty(run, np.int64)
+    step, ys, xs = st_w * sw, dil_h * sh, dil_w * sw
+    reach = (kh - 1) * ys + (kw - 1) * xs + (run - 1) * step
+    a_lo, a_hi = _taps_inside(oh, kh, st_h, pad_h, dil_h, H)
+    b_lo, b_hi = _taps_inside(ow, kw, st_w, pad_w, dil_w, W)
+    for n in range(n0, n1):
+        for c in range(C):
+            base = xo + n * sn + c * sc
+            for i in range(oh):
+                y0 = i * st_h - pad_h
+                o = ((n * C + c) * oh + i) * ow
+                fast = False
+                if i_lo <= i < i_hi and n_in > 0:
+                    x0 = j_lo * st_w - pad_w
+                    src = base + y0 * sh + x0 * sw
+                    # The padded run reads past the row's last window: only where the buffer goes on.
+                    m = run if src + reach < x.shape[0] else n_in
+                    fast = _pool_interior(x, src, step, m, kh, kw, ys, xs, dil_h * W, dil_w, y0 * W + x0,
+                                          st_w, vals, idx)
+                    if fast:
+                        for j in range(n_in):
+                            values[o + j_lo + j] = vals[j]
+                            indices[o + j_lo + j] = idx[j]
+                # The windows left: all of the row's, or those either side of the interior run.
+                left, right = (j_lo, j_hi) if fast else (ow, ow)
+                for j in range(ow - right + left):
+                    jj = j if j < left else j - left + right
+                    values[o + jj], indices[o + jj] = _pool_window(
+                        x, base, sh, sw, W, y0, jj * st_w - pad_w, a_lo[i], a_hi[i], b_lo[jj], b_hi[jj],
+                        dil_h, dil_w)
+
+
 @njit(cache=True, error_model="numpy", nogil=True)
 def max_pool(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
              oh, ow, values, indices):
     """Each window's maximum of a strided (N, C, H, W) input into ``values`` and the flat index
     y * W + x of its first maximum into ``indices`` (both (N*C, oh*ow)); a NaN counts as the
     maximum. Windows are never empty: validation guarantees each overlaps the input."""
-    # The taps of window (i, j) inside the input: rows a_lo[i] <= a < a_hi[i], columns likewise.
-    a_lo, a_hi = np.empty(oh, np.int64), np.empty(oh, np.int64)
-    for i in range(oh):
-        y0 = i * st_h - pad_h
-        a_lo[i] = max(0, (-y0 + dil_h - 1) // dil_h)
-        a_hi[i] = min(kh, (H - y0 + dil_h - 1) // dil_h)
-    b_lo, b_hi = np.empty(ow, np.int64), np.empty(ow, np.int64)
-    for j in range(ow):
-        x0 = j * st_w - pad_w
-        b_lo[j] = max(0, (-x0 + dil_w - 1) // dil_w)
-        b_hi[j] = min(kw, (W - x0 + dil_w - 1) // dil_w)
-    for n in range(N):
-        for c in range(C):
-            base = xo + n * sn + c * sc
-            row = (n * C + c) * oh * ow
-            for i in range(oh):
-                y0 = i * st_h - pad_h
-                for j in range(ow):
-                    x0 = j * st_w - pad_w
-                    ya, xb = y0 + a_lo[i] * dil_h, x0 + b_lo[j] * dil_w
-                    best = ya * W + xb
-                    bv = x[base + ya * sh + xb * sw]
-                    for a in range(a_lo[i], a_hi[i]):
-                        y = y0 + a * dil_h
-                        for b in range(b_lo[j], b_hi[j]):
-                            xx = x0 + b * dil_w
-                            v = x[base + y * sh + xx * sw]
-                            if v > bv or (v != v and bv == bv):
-                                best = y * W + xx
-                                bv = v
-                    values[row + i * ow + j] = bv
-                    indices[row + i * ow + j] = best
+    _max_pool(x, xo, sn, sc, sh, sw, 0, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
+              oh, ow, values, indices)
 
 
 @njit(cache=True, error_model="numpy", nogil=True, parallel=True)
@@ -195,9 +286,8 @@ def max_pool_par(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, p
                  oh, ow, values, indices):
     """:func:`max_pool` with the samples spread over threads."""
     for n in prange(N):
-        max_pool(x, xo + n * sn, sn, sc, sh, sw, 1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h,
-                 dil_w, oh, ow, values[n * C * oh * ow:(n + 1) * C * oh * ow],
-                 indices[n * C * oh * ow:(n + 1) * C * oh * ow])
+        _max_pool(x, xo, sn, sc, sh, sw, n, n + 1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h,
+                  dil_w, oh, ow, values, indices)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
