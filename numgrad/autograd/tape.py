@@ -515,6 +515,22 @@ def forward_jvp(op, inputs, result, params=None):
     propagate(op, inputs, result, params)
 
 
+def plain(x):
+    """An alias of tensor ``x`` outside autograd (no history, no tangent), for computing an op's
+    forward from other ops before :func:`record_result` gives it one node."""
+    return x._view(x._shape, x._strides)
+
+
+def record_result(op, inputs, result, params=None, variant=None):
+    """Give ``result``, computed outside the graph from ``inputs``, the node and the tangent of
+    ``op``; returns ``result``."""
+    if should_record(inputs):
+        record(op, inputs, result, params, variant=variant)
+    if has_tangents(inputs):
+        forward_jvp(op, inputs, result, params)
+    return result
+
+
 def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None,
                  accumulate=True):
     """Replay the tape from ``roots``; see :mod:`numgrad.autograd.engine`."""

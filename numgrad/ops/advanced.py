@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes, shapes
 from ..autograd import tape
+from ..autograd.tape import plain as _plain, record_result as _record
 from . import views
 from .registry import primitive, torch_type_name
 
@@ -347,19 +348,6 @@ def masked_select(input, mask):
     shape = shapes.broadcast_shapes(input._shape, mask._shape)
     out = getitem(_plain(input).expand(shape), mask.expand(shape))
     return _record(_masked_select, (input, mask), out, None)
-
-
-def _plain(x):
-    """An alias of ``x`` outside autograd, for forward computations."""
-    return x._view(x._shape, x._strides)
-
-
-def _record(op, inputs, out, params):
-    if tape.should_record(inputs):
-        tape.record(op, inputs, out, params)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(op, inputs, out, params)
-    return out
 
 
 def _where_masked(mask, g):

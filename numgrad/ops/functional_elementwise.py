@@ -351,7 +351,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     if out is None and _records(inputs):
         a, b, c = _plain(inputs)
         prod = mul(b, c)
-        return _record(_addcmul, inputs, add(a, prod if value == 1 else mul(prod, value)), value)
+        return tape.record_result(_addcmul, inputs, add(a, prod if value == 1 else mul(prod, value)), {"value": value})
     prod = mul(tensor1, tensor2)
     return add(input, prod if value == 1 else mul(prod, value), out=out)
 
@@ -363,15 +363,6 @@ def _records(inputs) -> bool:
 def _plain(inputs):
     # Aliases outside autograd: the forward runs once, then one node is recorded for it.
     return [x._view(x._shape, x._strides) if isinstance(x, Tensor) else x for x in inputs]
-
-
-def _record(op, inputs, result, value):
-    params = {"value": value}
-    if tape.should_record(inputs):
-        tape.record(op, inputs, result, params)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(op, inputs, result, params)
-    return result
 
 
 # PyTorch's AddcmulBackward0/AddcdivBackward0: one node for the fused input + value * t1 op t2.
@@ -402,7 +393,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if out is None and _records(inputs):
         a, b, c = _plain(inputs)
         q = div(b, c)
-        return _record(_addcdiv, inputs, add(a, q if value == 1 else mul(q, value)), value)
+        return tape.record_result(_addcdiv, inputs, add(a, q if value == 1 else mul(q, value)), {"value": value})
     q = div(tensor1, tensor2)
     return add(input, q if value == 1 else mul(q, value), out=out)
 

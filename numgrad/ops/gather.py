@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .. import dtypes, shapes
 from ..autograd import tape
+from ..autograd.tape import record_result as _record
 from .registry import primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
@@ -39,14 +40,6 @@ def _copy(x):
 def _zeros(shape, like):
     from ..creation import zeros
     return zeros(shape, dtype=like.dtype, device=like.device)
-
-
-def _record(op, inputs, out, params):
-    if tape.should_record(inputs):
-        tape.record(op, inputs, out, params)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(op, inputs, out, params)
-    return out
 
 
 def _in_place(raw, out_of_place, self, args, others=()):

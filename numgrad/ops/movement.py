@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 
 from .. import dtypes, shapes
-from ..autograd import tape
+from ..autograd.tape import plain as _plain, record_result as _record
 from .registry import Op, primitive, write_out as _out
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
@@ -25,19 +25,6 @@ def _tensor_type():
 
 def _fmt(shape):
     return f"[{', '.join(map(str, shape))}]"
-
-
-def _plain(x):
-    """An alias of ``x`` outside autograd, for forward computations."""
-    return x._view(x._shape, x._strides)
-
-
-def _record(op, inputs, out, params):
-    if tape.should_record(inputs):
-        tape.record(op, inputs, out, params)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(op, inputs, out, params)
-    return out
 
 
 # ----------------------------------------------------------------------------------- cat

@@ -14,6 +14,7 @@ from collections import namedtuple
 from .. import dtypes, shapes
 from ..autograd import profiler as _profiler
 from ..autograd import tape
+from ..autograd.tape import record_result as _finish
 from .registry import primitive
 
 __all__ = ["softmax", "log_softmax", "class_nll", "im2col", "col2im", "max_pool2d", "constant_pad", "Geometry"]
@@ -54,14 +55,6 @@ def _kernels(t):
     else:
         from ..backends.cpu import nn
     return nn
-
-
-def _finish(op, inputs, result, params):
-    if tape.should_record(inputs):
-        tape.record(op, inputs, result, params)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(op, inputs, result, params)
-    return result
 
 
 def _rowwise(op, x, dim, dtype, log: bool):

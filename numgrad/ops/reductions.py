@@ -11,6 +11,7 @@ from .. import dtypes, shapes
 from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
+from ..autograd.tape import plain as _plain
 from .registry import backend, primitive, reduction, torch_type_name, write_out as _write_out
 
 __all__ = ["sum", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "cumsum",
@@ -62,11 +63,6 @@ def _check_nonempty(name, x, dims, whole):
     for d in dims:
         if x._shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-
-
-def _plain(x):
-    """An alias of ``x`` outside autograd (no history, no tangent), for forward computations."""
-    return x._view(x._shape, x._strides)
 
 
 def _where(c, a, b):

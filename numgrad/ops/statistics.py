@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 
 from .. import dtypes
-from ..autograd import tape
 from . import functional_elementwise as F
-from .reductions import _dims, _plain, _reduced_shape, _unreduce, _write_out, amax, sum
+from ..autograd.tape import plain as _plain, record_result
+from .reductions import _dims, _reduced_shape, _unreduce, _write_out, amax, sum
 from .registry import primitive, torch_type_name
 
 __all__ = ["mean", "var", "std", "var_mean", "std_mean", "dist", "logsumexp", "count_nonzero",
@@ -35,14 +35,6 @@ def _floating(name, x, dtype=None):
     return d
 
 
-def _record(op, x, result, params, variant=None):
-    """Give ``result`` (computed from a plain alias of ``x``) the tape entry and tangent of ``op``."""
-    if tape.should_record((x,)):
-        tape.record(op, (x,), result, params, variant=variant)
-    if tape.has_tangents((x,)):
-        tape.forward_jvp(op, (x,), result, params)
-    return result
-
 
 _mean = primitive(
     "mean", 1,
@@ -61,7 +53,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = _dims(dim, input.ndim)
     n = _numel(input, dims)
     s = sum(_plain(input), dims, keepdim, dtype=dtype)
-    r = _record(_mean, input, s / n if n else s * math.nan, {"dims": dims, "keepdim": keepdim, "dtype": dtype},
+    r = record_result(_mean, (input,), s / n if n else s * math.nan, {"dims": dims, "keepdim": keepdim, "dtype": dtype},
                 None if dim is None else "dim")
     return _write_out(r, out)
 
@@ -141,7 +133,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     (``unbiased=False`` means ``correction=0``)."""
     dim, c = _correction("var", input, dim, unbiased, correction)
     v, _, dims = _var(_plain(input), dim, keepdim, c)
-    return _write_out(_record(_var_op, input, v, {"dims": dims, "keepdim": keepdim, "correction": c}), out)
+    return _write_out(record_result(_var_op, (input,), v, {"dims": dims, "keepdim": keepdim, "correction": c}), out)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -150,7 +142,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     Standard deviation: the square root of :func:`var`."""
     dim, c = _correction("std", input, dim, unbiased, correction)
     v, _, dims = _var(_plain(input), dim, keepdim, c)
-    r = _record(_std_op, input, F.sqrt(v), {"dims": dims, "keepdim": keepdim, "correction": c})
+    r = record_result(_std_op, (input,), F.sqrt(v), {"dims": dims, "keepdim": keepdim, "correction": c})
     return _write_out(r, out)
 
 
@@ -200,12 +192,7 @@ def dist(input, other, p=2):
         # The 0- and inf-norms' rules are the vector norm's own (counts and ties).
         return vector_norm(input - other, p)
     r = vector_norm(_plain(input) - _plain(other), p)
-    inputs = (input, other)
-    if tape.should_record(inputs):
-        tape.record(_dist_op, inputs, r, {"p": p})
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(_dist_op, inputs, r, {"p": p})
-    return r
+    return record_result(_dist_op, (input, other), r, {"p": p})
 
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
@@ -222,7 +209,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     m = F.where(F.isinf(m), 0, m)
     r = F.log(sum(F.exp(plain - m), dims, True)) + m
     r = r if keepdim else r.reshape(_reduced_shape(x._shape, dims, False))
-    return _write_out(_record(_logsumexp_op, x, r, {"dims": dims, "keepdim": keepdim}), out)
+    return _write_out(record_result(_logsumexp_op, (x,), r, {"dims": dims, "keepdim": keepdim}), out)
 
 
 def _softmax_of(x, ans, dims, keepdim):
