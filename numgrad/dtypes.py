@@ -112,6 +112,15 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
 
 
+def scalar_as(value, np_dtype):
+    """Python number ``value`` as a NumPy scalar of ``np_dtype``, the operand of a kernel;
+    integers wrap modulo 2**bits, as PyTorch converts a scalar for a narrow integer op."""
+    np_dtype = np.dtype(np_dtype)
+    if value.__class__ is _py_int and np_dtype.kind in "iu":
+        return np.int64(value).astype(np_dtype)
+    return np_dtype.type(value)
+
+
 def scalar_category(value) -> int:
     if isinstance(value, _builtin_bool) or isinstance(value, np.bool_):
         return 0

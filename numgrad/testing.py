@@ -381,6 +381,9 @@ def _np_pow(x, y):
 
 
 def _np_clamp(x, min=None, max=None):
+    # Integer bounds wrap into a narrow integer dtype, as PyTorch converts them.
+    min, max = (numgrad.dtypes.scalar_as(b, x.dtype) if isinstance(b, int) and x.dtype.kind in "iu" else b
+                for b in (min, max))
     if min is not None:
         x = np.where(np.isnan(x) if x.dtype.kind == "f" else False, x, np.maximum(x, min))
     if max is not None:

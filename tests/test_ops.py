@@ -281,3 +281,12 @@ def test_tensor_where_method():
     t = numgrad.arange(4.0)
     assert t.where(t > 1, numgrad.zeros(4)).tolist() == [0.0, 0.0, 2.0, 3.0]
     assert t.where(t > 1, 5.0).tolist() == [5.0, 5.0, 2.0, 3.0]
+
+
+def test_integer_scalars_wrap_to_narrow_dtypes():
+    # As PyTorch converts a Python int operand: modulo 2**bits of the tensor's dtype.
+    x = numgrad.tensor([0, 5, 200], dtype=numgrad.uint8)
+    assert (x + 300).tolist() == [44, 49, 244]
+    assert (x + -1).tolist() == [255, 4, 199]
+    assert numgrad.clamp(x, -1, 1).tolist() == [1, 1, 1]
+    assert (numgrad.tensor([1, 2], dtype=numgrad.int8) * 200).tolist() == [-56, -112]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import shapes
+from ...dtypes import scalar_as
 from ...devices import CPU
 from . import elementwise as _ew
 
@@ -24,7 +25,7 @@ def _operand(x, shape, compute_np):
             offset = 0
             strides = shapes.broadcast_strides(x._shape, shapes.contiguous_strides(x._shape), shape)
         return buf, offset, strides
-    return np.array([x], dtype=compute_np), 0, (0,) * len(shape)
+    return np.array([scalar_as(x, compute_np)]), 0, (0,) * len(shape)
 
 
 def elementwise(op, compute, result, inputs, shape):

@@ -10,6 +10,7 @@ import itertools
 import numpy as np
 
 from .. import codegen
+from ...dtypes import scalar_as
 from ..iteration import plan
 from .parallel import use_parallel
 
@@ -231,7 +232,7 @@ def scalar_buffer(x, compute_np):
     key = (x.__class__, x, compute_np)
     buf = _scalars.get(key)
     if buf is None:
-        buf = np.array([x], dtype=compute_np)
+        buf = np.array([scalar_as(x, compute_np)])
         # -0.0 finds 0.0's entry and NaN finds none: keep both out of the table.
         if x == x and (x != 0 or x.__class__ is not float):
             if len(_scalars) > 1024:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import shapes
+from ...dtypes import scalar_as
 from . import elementwise as _ew
 from . import reduce as _red
 from . import scan as _scan
@@ -30,12 +31,12 @@ def elementwise(op, compute, result, inputs, shape):
         if hasattr(x, "_storage"):
             if x.device.type != "cuda":
                 # A 0-d CPU tensor is a scalar operand, as in PyTorch.
-                operands.append(c.type(x.item()))
+                operands.append(scalar_as(x.item(), c))
             else:
                 operands.append((x._storage.data, x._offset,
                                  shapes.broadcast_strides(x._shape, x._strides, shape)))
         else:
-            operands.append(c.type(x))
+            operands.append(scalar_as(x, c))
     _ew.run(op, c, result._storage.data, result._offset, result._strides, shape, operands)
 
 
