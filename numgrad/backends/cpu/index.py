@@ -266,12 +266,23 @@ def _movable(buf):
     return buf.view(v) if v is not None else buf
 
 
+# Loop plans as the int64 arrays kernels read (never write), memoized by geometry: planning
+# costs more than copying a thousand indices.
+_plans: dict = {}
+
+
 def _plan_arrays(shape, strides_list, offsets):
-    lshape, lstrides = plan(tuple(shape), [tuple(s) for s in strides_list])
-    if not lshape:
-        lshape, lstrides = (1,), [(0,) for _ in strides_list]
-    return (np.array(lshape, dtype=np.int64), np.array(lstrides, dtype=np.int64).reshape(len(strides_list), -1),
-            np.array(offsets, dtype=np.int64))
+    key = (tuple(shape), tuple(tuple(s) for s in strides_list))
+    arrays = _plans.get(key)
+    if arrays is None:
+        lshape, lstrides = plan(key[0], list(key[1]))
+        if not lshape:
+            lshape, lstrides = (1,), [(0,) for _ in strides_list]
+        if len(_plans) > 1024:
+            _plans.clear()
+        arrays = _plans[key] = (np.array(lshape, dtype=np.int64),
+                                np.array(lstrides, dtype=np.int64).reshape(len(strides_list), -1))
+    return arrays[0], arrays[1], np.array(offsets, dtype=np.int64)
 
 
 def run_gather(out, out_strides, idx, idx_strides, src, src_strides, dstride):
