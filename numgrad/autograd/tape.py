@@ -517,8 +517,9 @@ def forward_jvp(op, inputs, result, params=None):
 
 def plain(x):
     """An alias of tensor ``x`` outside autograd (no history, no tangent), for computing an op's
-    forward from other ops before :func:`record_result` gives it one node."""
-    return x._view(x._shape, x._strides)
+    forward from other ops before :func:`record_result` gives it one node; other operands
+    (numbers) pass through."""
+    return x._view(x._shape, x._strides) if hasattr(x, "_storage") else x
 
 
 def record_result(op, inputs, result, params=None, variant=None):

@@ -130,9 +130,4 @@ def cdist(x1, x2, p: float = 2.0, compute_mode=None):
         else:
             from .matrix_functions import vector_norm
             r = vector_norm(_diff(x1, x2), p, -1)
-    params = {"p": p}
-    if tape.should_record((x1, x2)):
-        tape.record(_cdist_op, (x1, x2), r, params)
-    if tape.has_tangents((x1, x2)):
-        tape.forward_jvp(_cdist_op, (x1, x2), r, params)
-    return r
+    return tape.record_result(_cdist_op, (x1, x2), r, {"p": p})

@@ -349,7 +349,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
         raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
     inputs = (input, tensor1, tensor2)
     if out is None and _records(inputs):
-        a, b, c = _plain(inputs)
+        a, b, c = [tape.plain(x) for x in inputs]
         prod = mul(b, c)
         return tape.record_result(_addcmul, inputs, add(a, prod if value == 1 else mul(prod, value)), {"value": value})
     prod = mul(tensor1, tensor2)
@@ -358,11 +358,6 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 
 def _records(inputs) -> bool:
     return tape.should_record(inputs) or tape.has_tangents(inputs)
-
-
-def _plain(inputs):
-    # Aliases outside autograd: the forward runs once, then one node is recorded for it.
-    return [x._view(x._shape, x._strides) if isinstance(x, Tensor) else x for x in inputs]
 
 
 # PyTorch's AddcmulBackward0/AddcdivBackward0: one node for the fused input + value * t1 op t2.
@@ -391,7 +386,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
             "perform a true division of tensor1 and tensor2.")
     inputs = (input, tensor1, tensor2)
     if out is None and _records(inputs):
-        a, b, c = _plain(inputs)
+        a, b, c = [tape.plain(x) for x in inputs]
         q = div(b, c)
         return tape.record_result(_addcdiv, inputs, add(a, q if value == 1 else mul(q, value)), {"value": value})
     q = div(tensor1, tensor2)
@@ -456,9 +451,10 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 
 # The backward kernels of the activations (``numgrad.nn.functional``): grad times the local
 # derivative at ``input``, each in one pass.
-def _check_floating(grad, input, kernel):
-    # A float parameter would promote integer operands: refuse them as PyTorch does.
-    rt = dtypes.result_type(grad, input)
+def check_floating(kernel, *tensors):
+    """Refuse integer operands of an activation (or its backward) as PyTorch does: checked here,
+    not by the op, since a float parameter would promote them."""
+    rt = dtypes.result_type(*tensors)
     if not rt.is_floating_point:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_type_name(rt)}\'')
 
@@ -486,23 +482,23 @@ def log_sigmoid_backward(grad, input):
 
 def leaky_relu_backward(grad, input, negative_slope):
     """The cotangent of :func:`numgrad.nn.functional.leaky_relu` at ``input``."""
-    _check_floating(grad, input, "leaky_relu_backward_cpu")
+    check_floating("leaky_relu_backward_cpu", grad, input)
     return run_elementwise(OPS["leaky_relu_backward"], (grad, input, negative_slope))
 
 
 def elu_backward(grad, input, alpha):
     """The cotangent of :func:`numgrad.nn.functional.elu` at ``input``."""
-    _check_floating(grad, input, "elu_backward_cpu")
+    check_floating("elu_backward_cpu", grad, input)
     return run_elementwise(OPS["elu_backward"], (grad, input, alpha))
 
 
 def softplus_backward(grad, input, beta, threshold):
     """The cotangent of :func:`numgrad.nn.functional.softplus` at ``input``."""
-    _check_floating(grad, input, "softplus_backward_cpu")
+    check_floating("softplus_backward_cpu", grad, input)
     return run_elementwise(OPS["softplus_backward"], (grad, input, beta, threshold))
 
 
 def hardtanh_backward(grad, input, min_val, max_val):
     """The cotangent of :func:`numgrad.nn.functional.hardtanh` at ``input``."""
-    _check_floating(grad, input, "hardtanh_backward_cpu")
+    check_floating("hardtanh_backward_cpu", grad, input)
     return run_elementwise(OPS["hardtanh_backward"], (grad, input, min_val, max_val))

@@ -159,14 +159,8 @@ def mv(input, vec, *, out=None):
         raise RuntimeError(f"size mismatch, got input ({input._shape[0]}), mat ({_shape_str(input._shape)}), "
                            f"vec ({vec._shape[0]})")
     _check_same_dtype(input, vec)
-    plain = input._view(input._shape, input._strides), vec._view(vec._shape, vec._strides)
-    r = mm(plain[0], plain[1].unsqueeze(1)).squeeze(1)
-    inputs = (input, vec)
-    if tape.should_record(inputs):
-        tape.record(_mv_op, inputs, r)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(_mv_op, inputs, r)
-    return _write_out(r, out)
+    r = mm(tape.plain(input), tape.plain(vec).unsqueeze(1)).squeeze(1)
+    return _write_out(tape.record_result(_mv_op, (input, vec), r), out)
 
 
 # One node (PyTorch's MvBackward0) for the matrix product it runs.

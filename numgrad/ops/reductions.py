@@ -492,12 +492,7 @@ def _cumulative_extreme(x, dim, out, want_max):
     name = "cummax" if want_max else "cummin"
     d = shapes.normalize_dim(dim, x.ndim)
     values, indices = backend(x.device).cumulative_extreme(x, d, want_max)
-    op = _cummax if want_max else _cummin
-    params = {"dim": d, "indices": indices}
-    if tape.should_record((x,)):
-        tape.record(op, (x,), values, params)
-    if tape.has_tangents((x,)):
-        tape.forward_jvp(op, (x,), values, params)
+    tape.record_result(_cummax if want_max else _cummin, (x,), values, {"dim": d, "indices": indices})
     if out is not None:
         _write_out(values, out[0])
         _write_out(indices, out[1])

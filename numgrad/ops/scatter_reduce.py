@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, shapes
+from ..autograd.tape import plain as _plain
 from .functional_elementwise import where
 from .gather import (_as_nd, _check_range, _check_vector_index, _copy, _fmt, _in_place, _kernels, _record,
                      _scatter_args, _tensor_type, _zeros, gather, scatter, scatter_add)
@@ -227,8 +228,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     A copy of ``input`` where slice ``i`` of ``source`` along ``dim`` is reduced into slice
     ``index[i]`` with ``reduce``: 'prod', 'mean', 'amax' or 'amin' (see :func:`scatter_reduce`)."""
     d, idx = _index_as_scatter(input, dim, index, source, reduce)
-    plain = [t._view(t._shape, t._strides) for t in (input, source)]
-    result = scatter_reduce(plain[0], d, idx, plain[1], reduce, include_self=include_self)
+    result = scatter_reduce(_plain(input), d, idx, _plain(source), reduce, include_self=include_self)
     result = _record(_index_reduce_op, (input, source), result,
                      {"dim": d, "index": idx, "reduce": reduce, "include_self": include_self})
     return write_out(result, out)

@@ -88,11 +88,7 @@ def _sorted(input, dim, descending, k, op):
     idx = _from_rows(perm, out_shape, d, x.ndim)
     if nd == 0:
         vals, idx = vals.reshape(()), idx.reshape(())
-    params = {"dim": d if nd else 0, "indices": idx}
-    if tape.should_record((input,)):
-        tape.record(op, (input,), vals, params)
-    if tape.has_tangents((input,)):
-        tape.forward_jvp(op, (input,), vals, params)
+    tape.record_result(op, (input,), vals, {"dim": d if nd else 0, "indices": idx})
     return vals, idx
 
 
@@ -145,18 +141,14 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     n = input.shape[d] if input.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    v, i = _sorted(input._view(input._shape, input._strides), d, False, k, _topk_op)
+    v, i = _sorted(tape.plain(input), d, False, k, _topk_op)
     picked = i
     if input.ndim:
         v, i = v.narrow(d, k - 1, 1), i.narrow(d, k - 1, 1)
         picked = i
         if not keepdim:
             v, i = v.squeeze(d), i.squeeze(d)
-    params = {"dim": d, "keepdim": keepdim, "indices": picked}
-    if tape.should_record((input,)):
-        tape.record(_kthvalue_op, (input,), v, params)
-    if tape.has_tangents((input,)):
-        tape.forward_jvp(_kthvalue_op, (input,), v, params)
+    tape.record_result(_kthvalue_op, (input,), v, {"dim": d, "keepdim": keepdim, "indices": picked})
     return _write_out(kthvalue_result(v, i), out)
 
 

@@ -53,8 +53,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = _dims(dim, input.ndim)
     n = _numel(input, dims)
     s = sum(_plain(input), dims, keepdim, dtype=dtype)
-    r = record_result(_mean, (input,), s / n if n else s * math.nan, {"dims": dims, "keepdim": keepdim, "dtype": dtype},
-                None if dim is None else "dim")
+    params = {"dims": dims, "keepdim": keepdim, "dtype": dtype}
+    r = record_result(_mean, (input,), s / n if n else s * math.nan, params, None if dim is None else "dim")
     return _write_out(r, out)
 
 

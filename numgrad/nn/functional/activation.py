@@ -5,9 +5,9 @@ from __future__ import annotations
 from ... import dtypes
 from ...autograd import tape as _tape
 from ...ops import functional_elementwise as _E
-from ...ops.functional_elementwise import sigmoid, tanh, relu
+from ...ops.functional_elementwise import check_floating, sigmoid, tanh, relu
 from ...ops.nn import log_softmax as _log_softmax, softmax as _softmax
-from ...ops.registry import OPS, run_elementwise, torch_type_name
+from ...ops.registry import OPS, run_elementwise
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu", "sigmoid", "tanh", "softmax",
            "log_softmax", "softmin", "softplus", "silu", "elu", "elu_", "hardtanh", "hardtanh_", "logsigmoid"]
@@ -19,12 +19,6 @@ _LEAKY_RELU, _ELU, _SOFTPLUS, _HARDTANH = OPS["leaky_relu"], OPS["elu"], OPS["so
 def _implicit_dim(ndim: int) -> int:
     # PyTorch's legacy rule when dim is omitted.
     return 0 if ndim in (0, 1, 3) else 1
-
-
-def _check_floating(input, kernel: str):
-    # Checked here, not by the op: a float parameter would promote an integer input.
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_type_name(input.dtype)}\'')
 
 
 def _apply(op, input, params, inplace: bool):
@@ -64,7 +58,7 @@ def relu6(input, inplace: bool = False):
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """leaky_relu(input, negative_slope=0.01, inplace=False) -> Tensor: x if x > 0 else
     negative_slope * x."""
-    _check_floating(input, "leaky_relu_cpu")
+    check_floating("leaky_relu_cpu", input)
     return _apply(_LEAKY_RELU, input, (float(negative_slope),), inplace)
 
 
@@ -77,32 +71,32 @@ def gelu(input, approximate: str = "none"):
     """gelu(input, approximate='none') -> Tensor: x * Phi(x), or its tanh approximation."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    _check_floating(input, "GeluKernelImpl")
+    check_floating("GeluKernelImpl", input)
     return run_elementwise(_GELU if approximate == "none" else _GELU_TANH, (input,))
 
 
 def softplus(input, beta: float = 1.0, threshold: float = 20.0):
     """softplus(input, beta=1, threshold=20) -> Tensor: log(1 + exp(beta * x)) / beta, and x
     itself where beta * x > threshold."""
-    _check_floating(input, "softplus_cpu")
+    check_floating("softplus_cpu", input)
     return run_elementwise(_SOFTPLUS, (input, float(beta), float(threshold)))
 
 
 def logsigmoid(input):
     """logsigmoid(input) -> Tensor: log(sigmoid(x)) = -softplus(-x), computed stably."""
-    _check_floating(input, "log_sigmoid_cpu")
+    check_floating("log_sigmoid_cpu", input)
     return run_elementwise(_LOG_SIGMOID, (input,))
 
 
 def silu(input, inplace: bool = False):
     """silu(input, inplace=False) -> Tensor: x * sigmoid(x)."""
-    _check_floating(input, "silu_cpu")
+    check_floating("silu_cpu", input)
     return _apply(_SILU, input, (), inplace)
 
 
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """elu(input, alpha=1.0, inplace=False) -> Tensor: x if x > 0 else alpha * (exp(x) - 1)."""
-    _check_floating(input, "elu_cpu")
+    check_floating("elu_cpu", input)
     return _apply(_ELU, input, (float(alpha),), inplace)
 
 

@@ -9,7 +9,6 @@ from ...autograd import tape
 from ...ops.registry import check_devices, primitive
 from ...ops import functional_elementwise as _E
 from ...ops.nn import class_nll, log_softmax as _log_softmax
-from ...ops.reductions import _plain
 from .activation import logsigmoid as _logsigmoid
 
 __all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
@@ -103,14 +102,8 @@ def _pointwise_loss(name, nin, d_input, d_target, backward_name):
 
 def _run_loss(op, inputs, compute, reduction: str, **params):
     """``compute`` on plain aliases of ``inputs``, reduced and recorded as one node of ``op``."""
-    plain = [_plain(x) if hasattr(x, "_storage") else x for x in inputs]
-    loss = _reduce(compute(*plain, **params), reduction)
-    params["reduction"] = reduction
-    if tape.should_record(inputs):
-        tape.record(op, inputs, loss, params)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(op, inputs, loss, params)
-    return loss
+    loss = _reduce(compute(*[tape.plain(x) for x in inputs], **params), reduction)
+    return tape.record_result(op, inputs, loss, dict(params, reduction=reduction))
 
 
 def _huber_d(x, y, delta):

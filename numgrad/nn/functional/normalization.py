@@ -5,7 +5,6 @@ from __future__ import annotations
 from ...autograd import tape
 from ...autograd.grad_mode import no_grad
 from ...ops import functional_elementwise as _E
-from ...ops.reductions import _plain
 from ...ops.registry import primitive
 
 __all__ = ["layer_norm", "batch_norm"]
@@ -62,14 +61,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
                            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
-    plain = [_plain(x) if x.__class__ is not float else x for x in inputs]
-    out = _affine(_normalize(plain[0], dims, eps)[0], plain[1], plain[2])
-    params = {"dims": dims, "eps": eps}
-    if tape.should_record(inputs):
-        tape.record(_layer_norm, inputs, out, params)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(_layer_norm, inputs, out, params)
-    return out
+    x, w, b = [tape.plain(v) for v in inputs]
+    out = _affine(_normalize(x, dims, eps)[0], w, b)
+    return tape.record_result(_layer_norm, inputs, out, {"dims": dims, "eps": eps})
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
