@@ -199,7 +199,7 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     """An uninitialised tensor with explicit sizes and strides (in elements)."""
     size, stride = shapes.parse_size((size,), "empty_strided"), tuple(stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if shapes.prod(size) else 0
     t = Tensor._make(Storage.empty(span, d, as_device(device)), size, stride, 0, d)

@@ -14,6 +14,8 @@ from .storage import Storage
 
 
 _engine: list = []
+# The dim orders Tensor.T permutes to, by ndim.
+_REVERSED = tuple(tuple(range(n - 1, -1, -1)) for n in range(8))
 
 
 class Tensor:
@@ -253,7 +255,7 @@ class Tensor:
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar") if what != "bool" \
-                else RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+                else RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return self.item()
 
     def __bool__(self):
@@ -358,7 +360,8 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
-        return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+        nd = len(self._shape)
+        return self.permute(_REVERSED[nd] if nd < len(_REVERSED) else tuple(range(nd - 1, -1, -1)))
 
     @property
     def mT(self) -> "Tensor":

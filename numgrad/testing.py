@@ -8,7 +8,7 @@ import math
 import operator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional
 
 import numpy as np
 

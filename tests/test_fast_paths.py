@@ -79,3 +79,70 @@ def test_reduction_plans_match_and_still_raise():
         assert ng.amax(x, (1,)).tolist() == x.numpy().max(1).tolist()
         with pytest.raises(IndexError):
             ng.amax(ng.zeros(0, 3), 0)
+
+
+def test_mean_plans_match_the_general_path_and_still_raise():
+    from numgrad.ops.statistics import _mean
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((5, 7)).astype(np.float32)
+    for x in (ng.tensor(a), ng.tensor(a).mT):
+        for dim, keepdim, dtype in ((None, False, None), (0, True, None), ((0, 1), False, None),
+                                    (-1, False, ng.float64), ((), False, None)):
+            for _ in range(2):  # the second call runs the cached plan
+                r = x.mean(dim, keepdim, dtype=dtype)
+                g = _mean(x, dim, keepdim, dtype, None)
+                assert r.dtype is g.dtype and r.shape == g.shape
+                assert r.numpy().tobytes() == g.numpy().tobytes()
+    x = ng.tensor(a)
+    x.mean((1,))
+    for bad, err in (((True,), TypeError), ((1.0,), TypeError), (2, IndexError)):
+        for _ in range(2):
+            with pytest.raises(err):
+                x.mean(bad)
+            with pytest.raises(err):
+                x.sum(bad)
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="could not infer output dtype"):
+            ng.arange(3).mean()
+    assert ng.zeros(0).mean().isnan().item()
+
+
+def test_mean_saves_only_its_input_shape():
+    # As PyTorch's MeanBackward: writing the input in place afterwards does not break backward.
+    x = ng.ones(3, requires_grad=True)
+    y = x * 1
+    m = y.mean()
+    y.add_(1)
+    m.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [1 / 3] * 3, rtol=1e-6)
+
+
+def test_mm_plan_still_checks_its_operands():
+    a, b = ng.ones(2, 3), ng.ones(3, 4)
+    for _ in range(2):
+        assert (a @ b).shape == (2, 4)
+    with pytest.raises(RuntimeError, match="same dtype"):
+        a @ b.double()
+    with pytest.raises(RuntimeError, match="cannot be multiplied"):
+        a @ ng.ones(2, 4)
+    stack = ng.ones(5, 3, 4)
+    assert (a @ stack).shape == (5, 2, 4)  # plans a (2-D, 3-D) product
+    with pytest.raises(RuntimeError, match="mat2 must be a matrix"):
+        ng.mm(a, stack)
+    w = ng.ones(3, 4, requires_grad=True)
+    assert (a @ w).grad_fn.name() == "MmBackward0"
+
+
+def test_view_caches_still_check():
+    x = ng.ones(2, 3, requires_grad=True)
+    for _ in range(2):
+        assert x.T.shape == (3, 2) and x.T.grad_fn.name() == "PermuteBackward0"
+        assert x.mT.grad_fn.name() == "TransposeBackward0"
+        assert x.permute(1, 0).stride() == (1, 3)
+        assert x[0].expand(4, 3).stride() == (0, 1)
+        with pytest.raises(TypeError):
+            x.permute(True, 0)
+        with pytest.raises(RuntimeError, match="duplicate dims"):
+            x.permute(1, 1)
+        with pytest.raises(RuntimeError, match="must match the existing size"):
+            x.expand(4, 3)

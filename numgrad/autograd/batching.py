@@ -6,8 +6,6 @@ batched rule here, keyed by op name; an op without one falls back to one call pe
 """
 from __future__ import annotations
 
-from . import grad_mode
-
 
 def _shift(dims):
     return tuple(d + 1 for d in dims)

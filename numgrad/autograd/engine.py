@@ -12,6 +12,8 @@ import sys
 import numpy as np
 
 from .. import shapes
+from ..devices import CPU
+from ..storage import Storage
 from ..tensor import Tensor
 from . import grad_mode
 from . import profiler as _profiler
@@ -30,14 +32,12 @@ def _make_grads(outputs, grad_outputs):
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
-            if out.requires_grad and out.numel() != 1:
+            if out.requires_grad and shapes.prod(out._shape) != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not out.dtype.is_floating_point:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                    f"{_dtype_name(out.dtype)}")
-            # ones_like(out), without the factory's argument parsing.
-            g = Tensor._empty(out._shape, out.dtype, out._storage.device)
-            g._fill_raw(1)
+            g = _one_like(out)
         elif not hasattr(g, "_storage"):
             from ..creation import full_like
             g = full_like(out, g)
@@ -47,6 +47,23 @@ def _make_grads(outputs, grad_outputs):
                 f"shape of {_size(out)}.")
         grads.append(g)
     return grads
+
+
+def _one_like(out):
+    """ones_like(out) for a one-element ``out``, without the factory's argument parsing."""
+    device = out._storage.device
+    if device is CPU:
+        # A copy of a one-element buffer holding 1: no kernel launch for a single element.
+        one = _ones.get(out.dtype)
+        if one is None:
+            one = _ones[out.dtype] = np.ones(1, out.dtype.numpy)
+        return Tensor._make(Storage(one.copy(), CPU), out._shape, (1,) * len(out._shape), 0, out.dtype)
+    g = Tensor._empty(out._shape, out.dtype, device)
+    g._fill_raw(1)
+    return g
+
+
+_ones: dict = {}
 
 
 def _size(t) -> str:
@@ -232,91 +249,122 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     edges are returned in a dict, only the nodes leading to them run, and leaves' ``.grad`` is
     left alone unless ``accumulate``.
     """
+    root_edges = list(map(edge, roots))
+    needed = _needed([e[0] for e in root_edges], capture) if capture is not None else None
     pending = {}
     heap = []
-    captured = {}
-    push = heapq.heappush
-    pop = heapq.heappop
-
-    root_edges = [edge(t) for t in roots]
-    needed = _needed([e[0] for e in root_edges], capture) if capture is not None else None
+    # A leaf's sink has no position of its own: it runs after every node, once all its
+    # cotangents have arrived, so it waits here rather than in the heap.
+    sinks = {}
     for (node, idx), g in zip(root_edges, root_grads):
         if node is None:
+            continue
+        if node.__class__ is AccumulateGrad:
+            prev = sinks.get(node)
+            sinks[node] = g if prev is None else prev + g
             continue
         slot = pending.get(node)
         if slot is None:
             slot = pending[node] = [None] * len(node._out_meta)
-            push(heap, (-node.position, id(node), node))
+            heapq.heappush(heap, (-node.position, node))
         slot[idx] = g if slot[idx] is None else slot[idx] + g
-
-    sum_to = _sum_to_fn()
+    captured = {}
     state = grad_mode._state
     prev_mode = state.enabled
     state.enabled = create_graph
     try:
-        while heap:
-            node = pop(heap)[2]
-            grads_out = pending.pop(node)
-            extras = node._extras
-            if extras is not None:
-                grads_out = _pre_hooks(node, extras, grads_out, capture is not None and not accumulate)
-            if node.__class__ is AccumulateGrad:
-                g = grads_out[0]
-                leaf = node.variable
-                if leaf._hooks:
-                    g = _leaf_hooks(leaf, g)
-                if capture is not None and (node, 0) in capture:
-                    captured[(node, 0)] = g
-                if accumulate:
-                    grads_out[0] = None
-                    owned = not create_graph and _unshared(g)
-                    _accumulate(leaf, g, create_graph, owned)
+        if heap:
+            _replay(heap, pending, sinks, captured, retain_graph, create_graph, capture, needed,
+                    capture is not None and not accumulate)
+        for node in list(sinks):
+            # Popped, not read: _accumulate counts the references to g (see _unshared).
+            g = sinks.pop(node)
+            if node._extras is not None:
+                g = _pre_hooks(node, node._extras, [g], capture is not None and not accumulate)[0]
+            leaf = node.variable
+            if leaf._hooks:
+                g = _leaf_hooks(leaf, g)
+            if capture is not None and (node, 0) in capture:
+                captured[(node, 0)] = g
+            if accumulate:
+                _accumulate(leaf, g, create_graph)
+    finally:
+        state.enabled = prev_mode
+    return captured
+
+
+def _replay(heap, pending, sinks, captured, retain_graph, create_graph, capture, needed, capturing):
+    """Run the nodes in the heap, latest position first, routing cotangents along their edges."""
+    # Nodes other than sinks have unique positions, so heap entries never compare nodes.
+    push = heapq.heappush
+    pop = heapq.heappop
+    sum_to = _sum_to_fn()
+    profiling = _profiler.enabled
+    free = not retain_graph
+    while heap:
+        node = pop(heap)[1]
+        grads_out = pending.pop(node)
+        extras = node._extras
+        if extras is not None:
+            grads_out = _pre_hooks(node, extras, grads_out, capturing)
+        if capture is not None:
+            for i, g in enumerate(grads_out):
+                if g is not None and (node, i) in capture:
+                    captured[(node, i)] = g
+            if needed is not None and node not in needed:
                 continue
-            if capture is not None:
-                for i, g in enumerate(grads_out):
-                    if g is not None and (node, i) in capture:
-                        captured[(node, i)] = g
-                if needed is not None and node not in needed:
-                    continue
+        # A single output's slot is only made when its cotangent arrives; hooks may empty it.
+        if len(grads_out) > 1 or extras is not None:
             for g in grads_out:
                 if g is None:
                     if getattr(node, "materialize_grads", True):
                         grads_out = [_zeros(m) if g is None else g for g, m in zip(grads_out, node._out_meta)]
                     break
-            if _profiler.enabled:
-                grads_in = _profiler.timed(node.name(), node.apply, grads_out, create_graph)
-            else:
-                grads_in = node.apply(grads_out, create_graph)
-            if extras is not None and extras.post:
-                for fn in list(extras.post.values()):
-                    r = fn(tuple(grads_in), tuple(grads_out))
-                    if r is not None:
-                        grads_in = list(r)
-            if not retain_graph:
-                node.release()
-            for (nxt, idx), g, meta in zip(node.next_functions, grads_in, node._input_meta):
-                if nxt is None or g is None:
-                    continue
-                if needed is not None and nxt not in needed:
-                    continue
-                if g._shape != meta[0]:
-                    g = sum_to(g, meta[0])
-                if g.dtype is not meta[1]:
-                    g = g.to(meta[1])
-                slot = pending.get(nxt)
-                if slot is None:
-                    slot = pending[nxt] = [None] * len(nxt._out_meta)
-                    push(heap, (-nxt.position, id(nxt), nxt))
-                    slot[idx] = g
-                elif slot[idx] is None:
-                    slot[idx] = g
+        if profiling:
+            grads_in = _profiler.timed(node.name(), node._backward, grads_out, create_graph, free)
+        else:
+            grads_in = node._backward(grads_out, create_graph, free)
+        if extras is not None and extras.post:
+            for fn in list(extras.post.values()):
+                r = fn(tuple(grads_in), tuple(grads_out))
+                if r is not None:
+                    if len(r) != len(grads_in):
+                        raise RuntimeError(f"hook '{getattr(fn, '__name__', fn)}' has returned an incorrect "
+                                           f"number of values (got {len(r)}, but expected {len(grads_in)})")
+                    grads_in = list(r)
+        nexts = node.next_functions
+        metas = node._input_meta
+        i = 0
+        for g in grads_in:
+            # Indexing beats zip with nested unpacking here, the engine's innermost loop.
+            nxt, idx = nexts[i]
+            meta = metas[i]
+            i += 1
+            if nxt is None or g is None:
+                continue
+            if needed is not None and nxt not in needed:
+                continue
+            if g._shape != meta[0]:
+                g = sum_to(g, meta[0])
+            if g.dtype is not meta[1]:
+                g = g.to(meta[1])
+            if nxt.__class__ is AccumulateGrad:
+                prev = sinks.get(nxt)
+                sinks[nxt] = g if prev is None else prev + g
+                continue
+            slot = pending.get(nxt)
+            if slot is None:
+                n = len(nxt._out_meta)
+                if n == 1:
+                    pending[nxt] = [g]
                 else:
-                    slot[idx] = slot[idx] + g
-            # Held past the loop, this list would keep every gradient looking shared (_unshared).
-            grads_in = None
-    finally:
-        state.enabled = prev_mode
-    return captured
+                    slot = pending[nxt] = [None] * n
+                    slot[idx] = g
+                push(heap, (-nxt.position, nxt))
+            elif slot[idx] is None:
+                slot[idx] = g
+            else:
+                slot[idx] = slot[idx] + g
 
 
 _reductions: list = []
@@ -367,45 +415,65 @@ def _leaf_hooks(leaf, g):
     return g
 
 
-def _unshared(g) -> bool:
-    """Whether ``g`` is a dense CPU temporary that nothing outside the engine can reach, not
-    even through a view or a NumPy alias of its memory: then it can become a ``.grad`` uncopied.
-    Counts: run_backward's local, this argument and getrefcount's own."""
-    s = g._storage
-    if not (sys.getrefcount(g) <= 3 and sys.getrefcount(s) <= 3 and g._offset == 0 and g._base is None
-            and g.grad_fn is None and not g.requires_grad and s.device.type == "cpu"
-            and sys.getrefcount(s.data) <= 2 and s.data.shape[0] == shapes.prod(g._shape)
-            and shapes.is_contiguous(g._shape, g._strides)):
-        return False
-    # A kernel's result may be a flat view of the array it allocated, which then has no other
-    # reference; an array from a user (from_numpy) is still referenced by its owner.
-    root = s.data.base
-    return root is None or (root.__class__ is np.ndarray and root.base is None and sys.getrefcount(root) <= 3)
-
-
-def _accumulate(leaf, g, create_graph, owned=False):
+def _accumulate(leaf, g, create_graph):
     """Add ``g`` into ``leaf.grad``: the first gradient is copied (it may alias a user's tensor
-    or another leaf's gradient) unless ``owned`` (see :func:`_unshared`), later ones are added
-    in place unless building a graph."""
-    if not create_graph and g.requires_grad:
-        g = g.detach()
-    if leaf.grad is None:
-        leaf.grad = g if create_graph or owned else _fresh_copy(g, leaf)
-    elif create_graph or leaf.grad.requires_grad:
-        leaf.grad = leaf.grad + g
+    or another leaf's gradient) unless nothing else can reach it (see :func:`_unshared`), later
+    ones are added in place unless building a graph."""
+    if create_graph:
+        leaf.grad = g if leaf.grad is None else leaf.grad + g
+    elif leaf.grad is None:
+        # References to g: the caller's, this argument, getrefcount's own.
+        if g.requires_grad or sys.getrefcount(g) > 3 or not _unshared(g):
+            g = _fresh_copy(g.detach() if g.requires_grad else g)
+        leaf.grad = g
     else:
-        leaf.grad.add_(g)
+        if g.requires_grad:
+            g = g.detach()
+        if leaf.grad.requires_grad:
+            leaf.grad = leaf.grad + g
+        else:
+            leaf.grad.add_(g)
     hooks = leaf.__dict__.get("_post_accumulate_hooks")
     if hooks:
         for fn in list(hooks.values()):
             fn(leaf)
 
 
-def _fresh_copy(g, leaf):
-    from ..ops.copying import clone
-    prev = grad_mode._state.enabled
-    grad_mode._state.enabled = False
-    try:
-        return clone(g)
-    finally:
-        grad_mode._state.enabled = prev
+def _unshared(g) -> bool:
+    """Whether ``g``, not referenced outside the engine, is a dense CPU temporary that nothing
+    can reach through a view or a NumPy alias of its memory either: it can become a ``.grad``
+    uncopied."""
+    s = g._storage
+    if (sys.getrefcount(s) > 3 or g._offset or g._base is not None or g.grad_fn is not None
+            or s.device is not CPU):
+        return False
+    data = s.data
+    if sys.getrefcount(data) > 3:  # s.data, this local, getrefcount's own
+        return False
+    dense = _dense.get(g._shape)
+    if dense is None:
+        if len(_dense) > 1024:
+            _dense.clear()
+        dense = _dense[g._shape] = (shapes.prod(g._shape), shapes.contiguous_strides(g._shape))
+    if data.shape[0] != dense[0] or (g._strides != dense[1] and not shapes.is_contiguous(g._shape, g._strides)):
+        return False
+    # A kernel's result may be a flat view of the array it allocated, which then has no other
+    # reference; an array from a user (from_numpy) is still referenced by its owner.
+    root = data.base
+    return root is None or (root.__class__ is np.ndarray and root.base is None and sys.getrefcount(root) <= 3)
+
+
+_dense: dict = {}  # shape -> (numel, C-contiguous strides)
+
+
+def _fresh_copy(g):
+    """A copy of ``g`` (which records nothing: it needs no gradient here)."""
+    if not _copy:
+        # Bound on first use: the ops import autograd.
+        from ..ops.registry import OPS, run_elementwise
+        _copy.append((OPS["copy"], run_elementwise))
+    op, run = _copy[0]
+    return run(op, (g,))
+
+
+_copy: list = []

@@ -37,7 +37,7 @@ class Node:
     """
 
     __slots__ = ("position", "next_functions", "_saved", "_versions", "_params", "_input_meta",
-                 "_out_meta", "_released", "_extras", "__weakref__", "__dict__")
+                 "_out_meta", "_released", "_extras", "_keeps", "__weakref__", "__dict__")
     op = None
     _rules = ()
 
@@ -82,54 +82,95 @@ class Node:
                 "backward through the graph a second time or if you need to access saved tensors after "
                 "calling backward.")
 
-    def _unpack(self, reattach: bool):
-        """The saved ``(ans, *inputs)``, after checking no in-place op changed them since."""
-        saved = self._saved
-        if self._released:
-            self._check_alive()
-        if saved is None:
-            return None
-        versions = self._versions
-        for v, x in zip(versions, saved):
-            if v is not None and x._storage._counter[0] != v:
-                raise _modified_error(x, v, self if x is saved[0] else None)
+    def _reattached(self, saved):
+        """``saved`` with the result seen as this node's output: rules reading it must stay
+        differentiable when the backward pass is itself recorded."""
         ans = saved[0]
-        if reattach and ans is not None and versions[0] is not None:
-            # Rules reading the result must see it as this node's output to stay differentiable.
-            tangent = ans._fw_tangent
-            ans = ans._view(ans._shape, ans._strides)
-            ans.requires_grad = True
-            ans.grad_fn = self
-            ans._fw_tangent = tangent
-            return (ans,) + saved[1:]
-        return saved
+        tangent = ans._fw_tangent
+        ans = ans._view(ans._shape, ans._strides)
+        ans.requires_grad = True
+        ans.grad_fn = self
+        ans._fw_tangent = tangent
+        return (ans,) + saved[1:]
 
     def release(self):
         # Only saved tensors are freed; geometry and scalars (what PyTorch saves as sizes) stay,
         # so a node that saved no tensor can be replayed, as in PyTorch.
         versions = self._versions
-        if versions is None or self._released:
-            return
-        for v in versions:
-            if v is not None:
-                self._saved = tuple([None if w is not None else s for s, w in zip(self._saved, versions)])
-                self._versions = (None,) * len(versions)
-                self._released = True
-                return
+        if versions is not None:
+            if self._keeps:
+                kept = list(self._saved)
+                for i, v in enumerate(versions):
+                    if v is not None:
+                        kept[i] = None
+                self._saved = tuple(kept)
+            else:
+                self._saved = (None,) * len(versions)
+            self._versions = None
+            self._released = True
 
     def apply(self, grads_out, create_graph=False):
         """The cotangents of this node's inputs, given those of its outputs."""
-        saved = self._unpack(create_graph) if self._saved is not None or self._released else None
+        return self._backward(grads_out, create_graph, False)
+
+    def _backward(self, grads_out, create_graph, free):
+        """What the engine runs per node: :meth:`apply`, then :meth:`release` if ``free``, in one
+        call. One and two inputs are spelled out: a call through ``*saved`` costs more than the
+        rest of the engine's bookkeeping for a node."""
+        saved = self._saved
+        versions = self._versions
+        if versions is not None:
+            for v, x in zip(versions, saved):
+                if v is not None and x._storage._counter[0] != v:
+                    raise _modified_error(x, v, self if x is saved[0] else None)
+            if create_graph and versions[0] is not None:
+                saved = self._reattached(saved)
+        elif self._released:
+            self._check_alive()
         g = grads_out[0] if len(grads_out) == 1 else tuple(grads_out)
-        params = self._params or _NO_PARAMS
+        nexts = self.next_functions
+        rules = self._rules
+        n = len(nexts)
         if saved is None:
-            saved = (None,) * (len(self.next_functions) + 1)
-        out = []
-        for rule, (nxt, _) in zip(self._rules, self.next_functions):
-            out.append(None if rule is None or nxt is None else rule(g, *saved, **params))
+            saved = _NOTHING_SAVED[n] if n < 3 else (None,) * (n + 1)
+        params = self._params
+        k = len(saved)
+        if k == 2 and n == 1 and len(rules) == 1:
+            rule = rules[0]
+            if rule is None or nexts[0][0] is None:
+                out = [None]
+            elif params:
+                out = [rule(g, saved[0], saved[1], **params)]
+            else:
+                out = [rule(g, saved[0], saved[1])]
+        elif k == 3 and n == 2 and len(rules) == 2 and not params:
+            rx, ry = rules
+            ans, x, y = saved
+            out = [None if rx is None or nexts[0][0] is None else rx(g, ans, x, y),
+                   None if ry is None or nexts[1][0] is None else ry(g, ans, x, y)]
+        else:
+            params = params or _NO_PARAMS
+            out = [None if rule is None or nxt is None else rule(g, *saved, **params)
+                   for rule, (nxt, _) in zip(rules, nexts)]
+        if free and versions is not None:
+            self.release()
         return out
 
+    def _apply_and_release(self, grads_out, create_graph, free):
+        """:meth:`_backward` of a node type that defines its own :meth:`apply`."""
+        grads_in = self.apply(grads_out, create_graph)
+        if free:
+            self.release()
+        return grads_in
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # A node type with its own apply (custom Function, CopySlices) is run through it.
+        if "apply" in cls.__dict__ and "_backward" not in cls.__dict__:
+            cls._backward = Node._apply_and_release
+
+
+_NOTHING_SAVED = ((None,), (None, None), (None, None, None))
 _NO_PARAMS: dict = {}
 
 
@@ -173,15 +214,17 @@ class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds arriving cotangents into ``variable.grad``."""
 
     __slots__ = ("variable",)
+    # Never written on a sink, so read from the class (one is made per leaf and forward pass);
+    # a leaf's sink has no position of its own.
+    position = -1
+    next_functions = ()
+    _saved = _versions = _params = None
+    _released = False
 
     def __init__(self, variable):
-        # Node.__init__ without drawing a position: a leaf's sink has none of its own.
-        self.position = -1
-        self._saved = self._versions = self._params = self._extras = None
-        self._released = False
+        self._extras = None
         self.variable = variable
-        self.next_functions = ()
-        self._out_meta = ((variable._shape, variable.dtype, variable.device),)
+        self._out_meta = ((variable._shape, variable.dtype, variable._storage.device),)
 
     def apply(self, grads_out, create_graph=False):
         return []
@@ -353,6 +396,7 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
     nexts = []
     metas = []
     live = 0  # bit k set: input k has an edge
+    kinds = 0  # bit k set: input k is a tensor
     bit = 1
     for x in inputs:
         c = x.__class__
@@ -360,6 +404,7 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
             nexts.append(_NO_EDGE)
             metas.append(None)
         else:
+            kinds |= bit
             if x._base is not None:
                 _refresh_view(x)
             fn = x.grad_fn
@@ -373,31 +418,39 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
                 nexts.append(_NO_EDGE)
             metas.append((x._shape, x.dtype))
         bit <<= 1
-    # Made after its inputs' nodes (a view's history may be regenerated above): positions order
-    # every node after the nodes it reads.
-    if op.variants:
-        if variant is None:
-            variant = "".join(["s" if m is None else "t" for m in metas])
-        cls = _node_classes.get((op, variant)) or node_class(op, variant)
-    else:
+    if not op.variants:
         cls = _node_classes.get(op) or node_class(op)
-    node = cls()
+    elif variant is None:
+        # The operand kinds name the variant; ``bit`` marks how many operands there are.
+        cls = _node_classes.get((op, kinds | bit)) or _kinds_class(op, kinds, bit)
+    else:
+        cls = _node_classes.get((op, variant)) or node_class(op, variant)
+    need = _need_cache.get((op, live))
+    if need is None:
+        need = _needs(op, live)
+    # Node.__init__ spelled out, every slot written once. Made after its inputs' nodes (a view's
+    # history may be regenerated above): positions order every node after the nodes it reads.
+    node = _new_node(cls)
+    node.position = next(_positions)
     node.next_functions = tuple(nexts)
-    node._params = params
     node._input_meta = tuple(metas)
-    need = _needs(op, live)
+    node._params = params
+    node._released = False
+    node._extras = None
+    node._versions = None
+    first = result if outputs is None else outputs[0]
+    if need:
+        _save(node, op, inputs, first, need)
+    else:
+        node._saved = None
     if outputs is None:
         node._out_meta = ((result._shape, result.dtype, result._storage.device),)
-        if need:
-            _save(node, op, inputs, result, need)
         result.requires_grad = True
         result.grad_fn = node
         result._output_nr = 0
         return node
     node._out_meta = tuple([(o._shape, o.dtype, o._storage.device) if o is not None else None
                             for o in outputs])
-    if need:
-        _save(node, op, inputs, outputs[0], need)
     for i, o in enumerate(outputs):
         if o is None:
             continue
@@ -407,58 +460,85 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
     return node
 
 
+_new_node = object.__new__
+
+
+def _kinds_class(op, kinds: int, end: int):
+    """The node class of ``op`` for operands whose kinds are bitmask ``kinds`` (tensor 't',
+    scalar 's'), the bit ``end`` past the last one."""
+    variant = ""
+    bit = 1
+    while bit < end:
+        variant += "t" if kinds & bit else "s"
+        bit <<= 1
+    cls = _node_classes[(op, kinds | end)] = node_class(op, variant)
+    return cls
+
+
 _need_cache: dict = {}
 
 
 def _needs(op, live: int):
     """What a node of ``op`` saves of ``(ans, *inputs)`` when the inputs in bitmask ``live``
     need gradients: the strongest level any of their rules reads, or False for nothing."""
-    key = (op, live)
-    need = _need_cache.get(key)
-    if need is None:
-        merged = None
-        for k, u in enumerate(saved_args(op)):
-            if u is None or not live >> k & 1:
-                continue
-            if merged is None:
-                merged = list(u)
-            else:
-                for j, level in enumerate(u):
-                    if level > merged[j]:
-                        merged[j] = level
-        need = tuple(merged) if merged is not None and any(merged) else False
-        if len(_need_cache) > 4096:
-            _need_cache.clear()
-        _need_cache[key] = need
+    merged = None
+    for k, u in enumerate(saved_args(op)):
+        if u is None or not live >> k & 1:
+            continue
+        if merged is None:
+            merged = list(u)
+        else:
+            for j, level in enumerate(u):
+                if level > merged[j]:
+                    merged[j] = level
+    need = tuple(merged) if merged is not None and any(merged) else False
+    if len(_need_cache) > 4096:
+        _need_cache.clear()
+    _need_cache[(op, live)] = need
     return need
 
 
 def _save(node, op, inputs, first, need):
-    view_op = op.kind == "view"
-    saved = [None] * len(need)
-    versions = [None] * len(need)
-    if need[0] == _FULL:
+    """Keep on ``node`` what ``need`` asks of ``(first, *inputs)``, with the versions to check."""
+    n = len(need)
+    saved = [None] * n
+    versions = None
+    kept = False  # something that outlives release: geometry, a number, a view's detached input
+    level = need[0]
+    if level == _FULL:
         # An alias, not ``first`` itself: a saved output must not keep its node alive.
         saved[0] = first._view(first._shape, first._strides, first._offset)
-        versions[0] = first._storage.version
-    elif need[0] == _META:
+        versions = [None] * n
+        versions[0] = first._storage._counter[0]
+    elif level == _META:
         saved[0] = _Geometry(first)
-    for k, x in enumerate(inputs, 1):
+        kept = True
+    view_op = op.kind == "view"
+    k = 1
+    for x in inputs:
         level = need[k]
-        if level == _NONE:
-            continue
-        if not hasattr(x, "_storage"):
-            saved[k] = x
-        elif view_op:
-            # A view's VJP depends only on geometry; its input may be written in place later.
-            saved[k] = x.detach()
-        elif level == _META:
-            saved[k] = _Geometry(x)
-        else:
-            saved[k] = x
-            versions[k] = x._storage.version
+        if level:
+            if not hasattr(x, "_storage"):
+                saved[k] = x
+                kept = True
+            elif view_op:
+                # A view's VJP depends only on geometry; its input may be written in place later.
+                saved[k] = x.detach()
+                kept = True
+            elif level == _META:
+                saved[k] = _Geometry(x)
+                kept = True
+            else:
+                saved[k] = x
+                if versions is None:
+                    versions = [None] * n
+                versions[k] = x._storage._counter[0]
+        k += 1
     node._saved = tuple(saved)
-    node._versions = tuple(versions)
+    # Left None when nothing saved can be written in place: no check, nothing to free.
+    if versions is not None:
+        node._versions = tuple(versions)
+        node._keeps = kept
 
 
 def check_inplace(target):

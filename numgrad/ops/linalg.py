@@ -7,6 +7,7 @@ from .. import shapes
 from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
+from ..autograd.grad_mode import _state as _grad_state
 from .registry import primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv",
@@ -20,7 +21,7 @@ INPLACE_METHODS = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 def _column_major(x) -> bool:
     """Whether matrix ``x`` is laid out as the transpose of a contiguous one (a weight used as
     ``weight.t()``)."""
-    return x.ndim == 2 and x._strides[0] == 1 and x._strides[1] == x._shape[0] and x._shape[0] > 1
+    return len(x._shape) == 2 and x._strides[0] == 1 and x._strides[1] == x._shape[0] and x._shape[0] > 1
 
 
 # The cotangent of a batched product is itself a batched product; the engine sums it over any
@@ -69,10 +70,12 @@ def _kernels(device):
 from ..backends.cpu import matmul as _cpu_kernels  # noqa: E402  (compiles nothing at import)
 
 
-# Plans of products of CPU operands, keyed by the op and the operands' dtype and geometry (which
-# fix the result's shape); False marks products for the general path.
+# Plans of products of CPU operands, keyed by the operands' dtypes and geometry (which fix the
+# result's shape); False marks products for the general path. A key of two matrices is only
+# ever stored after mm's checks passed for it.
 _plans: dict = {}
 _PLANS_MAX = 4096
+_dual_levels = tape._dual_levels
 
 
 def _product(op, a, b, out_shape):
@@ -94,7 +97,7 @@ def _run_product(op, a, b, out_shape):
 def _raw_product(a, b, out_shape):
     """The batched product of ``a`` (…, M, K) and ``b`` (…, K, N), outside the graph."""
     if a._storage.device is CPU and b._storage.device is CPU:
-        key = (a.dtype, a._shape, a._strides, b._shape, b._strides)
+        key = (a.dtype, b.dtype, a._shape, a._strides, b._shape, b._strides)
         plan = _plans.get(key)
         if plan is None:
             if len(_plans) >= _PLANS_MAX:
@@ -124,8 +127,27 @@ def _check_mm(input, mat2):
 
 def mm(input, mat2, *, out=None):
     """mm(input, mat2) -> Tensor: the product of an (n x m) and an (m x p) matrix."""
-    _check_mm(input, mat2)
-    return _write_out(_product(_mm_op, input, mat2, (input._shape[0], mat2._shape[1])), out)
+    if len(input._shape) != 2 or len(mat2._shape) != 2:
+        _check_mm(input, mat2)
+    r = _mm(input, mat2)
+    return r if out is None else _write_out(r, out)
+
+
+def _mm(a, b):
+    # The path of every linear layer: a planned product of two CPU matrices (``a`` and ``b``
+    # are 2-D) runs its plan directly, as a stored plan for two matrices means mm's checks
+    # passed for this key, then records its node.
+    if a._storage.device is CPU and b._storage.device is CPU and not _profiler.enabled:
+        plan = _plans.get((a.dtype, b.dtype, a._shape, a._strides, b._shape, b._strides))
+        if plan:
+            r = plan(a, b)
+            if (a.requires_grad or b.requires_grad) and _grad_state.enabled:
+                tape.record(_mm_op, (a, b), r)
+            if _dual_levels[0] and (a._fw_tangent is not None or b._fw_tangent is not None):
+                tape.forward_jvp(_mm_op, (a, b), r)
+            return r
+    _check_mm(a, b)
+    return _product(_mm_op, a, b, (a._shape[0], b._shape[1]))
 
 
 def _batch_mismatch(batch, k, got_batch, got_k):
@@ -207,7 +229,10 @@ def matmul(input, other, *, out=None):
     1-D x 1-D is a dot product; a 1-D operand is treated as a row (first) or column (second)
     vector and that dim is removed afterwards; operands of 3 or more dims are stacks of
     matrices whose batch dims broadcast."""
-    da, db = input.ndim, other.ndim
+    da, db = len(input._shape), len(other._shape)
+    if da == 2 and db == 2:
+        r = _mm(input, other)
+        return r if out is None else _write_out(r, out)
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
     if da == 1 and db == 1:
@@ -216,8 +241,6 @@ def matmul(input, other, *, out=None):
         r = mv(input, other)
     elif da == 1 and db == 2:
         r = mm(input.unsqueeze(0), other).squeeze(0)
-    elif da == 2 and db == 2:
-        r = mm(input, other)
     elif da >= 3 and db <= 2:
         # Fold the batch into the rows: one large gemm instead of many small ones.
         k = input._shape[-1]

@@ -196,7 +196,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     b = B.unsqueeze(-1) if vector else B
     m, n = A._shape[-2:]
     if b._shape[-2] != m:
-        raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     x = pinv(A, rtol=rcond) @ b
     s = D.svdvals(A.detach())
     rank = (s > _cutoff(s, None, rcond, m, n, A.dtype)).sum(-1)

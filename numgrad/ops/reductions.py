@@ -183,8 +183,8 @@ def run_reduction(op, x, dim=None, keepdim=False, dtype=None, name=None):
     if _profiler.enabled:
         return _profiler.timed("aten::" + (name or op.name), _run_reduction, op, x, dim, keepdim, dtype, name)
     dc = dim.__class__
-    if x._storage.device is CPU and not tape._dual_levels[0] and (dim is None or dc is int or dc is tuple
-                                                                   or dc is list):
+    if x._storage.device is CPU and not tape._dual_levels[0] and (
+            dim is None or dc is int or (dc is tuple or dc is list) and _all_ints(dim)):
         key = (op, x.dtype, x._shape, x._strides, tuple(dim) if dc is list else dim, keepdim, dtype)
         try:
             plan = _plans.get(key)
@@ -200,6 +200,14 @@ def run_reduction(op, x, dim=None, keepdim=False, dtype=None, name=None):
                             variant="dim" if dim is not None else name)
             return result
     return _run_reduction(op, x, dim, keepdim, dtype, name)
+
+
+def _all_ints(dims) -> bool:
+    # Plans are keyed by ``dims``: (True,) must not find the plan of (1,) (bools are refused).
+    for d in dims:
+        if d.__class__ is not int:
+            return False
+    return True
 
 
 def _new_plan(key, op, x, dim, keepdim, dtype, name):
@@ -516,20 +524,35 @@ def cummin(input, dim, *, out=None):
 
 # ------------------------------------------------------------------------ broadcasting support
 
+# How sum_to reduces, keyed by (cotangent shape, target shape): the engine asks every step.
+_sum_to_plans: dict = {}
+
+
 def sum_to(g, shape):
     """Sum a broadcast cotangent back down to ``shape`` (undoes broadcasting)."""
-    shape = tuple(shape)
+    if shape.__class__ is not tuple:
+        shape = tuple(shape)
     gshape = g._shape
     if gshape == shape:
         return g
+    key = (gshape, shape)
+    how = _sum_to_plans.get(key)
+    if how is None:
+        if len(_sum_to_plans) >= _PLANS_MAX:
+            _sum_to_plans.clear()
+        how = _sum_to_plans[key] = _sum_to_dims(gshape, shape)
+    dims, keepdim, reshape = how
+    r = run_reduction(_sum, g, dims, keepdim) if dims else g
+    return r.reshape(shape) if reshape else r
+
+
+def _sum_to_dims(gshape, shape):
+    """(dims to sum, keepdim, reshape after): leading dims go, size-1 dims are kept as 1."""
     lead = len(gshape) - len(shape)
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
     if dims and dims[-1] < lead:
-        return sum(g, dims)
-    r = sum(g, dims, keepdim=True) if dims else g
-    if lead:
-        r = r.reshape(shape)
-    return r
+        return dims, False, False
+    return dims, True, bool(lead)
 
 
 del torch_type_name

@@ -8,7 +8,6 @@ tape replays the VJP rules, forward mode applies the JVP rules, and the op table
 from __future__ import annotations
 
 import sys
-import operator
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 import math
 
 from .. import dtypes
+from ..devices import CPU
 from . import functional_elementwise as F
+from ..autograd import profiler as _profiler
 from ..autograd.tape import plain as _plain, record_result
-from .reductions import _dims, _reduced_shape, _unreduce, _write_out, amax, sum
-from .registry import primitive, torch_type_name
+from .reductions import _all_ints, _dims, _reduced_shape, _sum, _unreduce, _write_out, amax, sum
+from .registry import backend, primitive, torch_type_name
 
 __all__ = ["mean", "var", "std", "var_mean", "std_mean", "dist", "logsumexp", "count_nonzero",
            "nansum", "nanmean"]
@@ -18,9 +20,8 @@ __all__ = ["mean", "var", "std", "var_mean", "std_mean", "dist", "logsumexp", "c
 _builtin_max = max
 
 
-def _numel(x, dims) -> int:
+def _numel(shape, dims) -> int:
     n = 1
-    shape = x._shape
     for d in dims:
         n *= shape[d]
     return n
@@ -36,12 +37,19 @@ def _floating(name, x, dtype=None):
 
 
 
-_mean = primitive(
+_mean_op = primitive(
     "mean", 1,
     # Dividing before broadcasting divides once per output element, not once per input element.
-    vjp=(lambda g, ans, x, dims, keepdim, dtype: _unreduce(g / _numel(x, dims), x.shape, dims, keepdim),),
+    # Only x's shape is read (so saved), as PyTorch's: x may change in place before backward.
+    vjp=(lambda g, ans, x, dims, keepdim, dtype: _unreduce(g / _numel(x._shape, dims), x._shape, dims, keepdim),),
     jvp=(lambda t, ans, x, dims, keepdim, dtype: mean(t, dims, keepdim),),
     backward_name="MeanBackward0", variants={"dim": "MeanBackward1"})
+
+
+# Plans of means of CPU tensors, keyed as reductions' plans are: one kernel call sums and
+# divides. False marks calls for the general path.
+_plans: dict = {}
+_PLANS_MAX = 4096
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -49,12 +57,46 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
     Mean of all elements or over ``dim``; NaN for no elements. Requires a floating input (or
     ``dtype``)."""
+    dc = dim.__class__
+    if input._storage.device is CPU and not _profiler.enabled and (
+            dim is None or dc is int or dc is tuple and _all_ints(dim)):
+        key = (input.dtype, input._shape, input._strides, dim, keepdim, dtype)
+        try:
+            plan = _plans.get(key)
+        except TypeError:  # an unhashable ``dtype``: validated below
+            plan = False
+        if plan is None:
+            plan = _mean_plan(key, input, dim, keepdim, dtype)
+        if plan:
+            run, dims = plan
+            r = record_result(_mean_op, (input,), run(input), {"dims": dims, "keepdim": keepdim, "dtype": dtype},
+                              None if dim is None else "dim")
+            return r if out is None else _write_out(r, out)
+    return _mean(input, dim, keepdim, dtype, out)
+
+
+def _mean_plan(key, x, dim, keepdim, dtype):
+    d = _floating("mean", x, dtype)
+    dims = _dims(dim, x.ndim)
+    n = _numel(x._shape, dims)
+    plan = False
+    if n and d is not dtypes.float16:
+        run = backend(x.device).reduce_plan(_sum, x, dims, d, 0, _reduced_shape(x._shape, dims, keepdim), d,
+                                            divisor=n)
+        plan = (run, dims) if run is not None else False
+    if len(_plans) >= _PLANS_MAX:
+        _plans.clear()
+    _plans[key] = plan
+    return plan
+
+
+def _mean(input, dim, keepdim, dtype, out):
     _floating("mean", input, dtype)
     dims = _dims(dim, input.ndim)
-    n = _numel(input, dims)
+    n = _numel(input._shape, dims)
     s = sum(_plain(input), dims, keepdim, dtype=dtype)
     params = {"dims": dims, "keepdim": keepdim, "dtype": dtype}
-    r = record_result(_mean, (input,), s / n if n else s * math.nan, params, None if dim is None else "dim")
+    r = record_result(_mean_op, (input,), s / n if n else s * math.nan, params, None if dim is None else "dim")
     return _write_out(r, out)
 
 
@@ -89,7 +131,7 @@ def _correction(name, x, dim, unbiased, correction):
 
 def _var(x, dim, keepdim, correction):
     dims = _dims(dim, x.ndim)
-    n = _numel(x, dims)
+    n = _numel(x._shape, dims)
     m = sum(x, dims, True) / n if n else sum(x, dims, True) * math.nan
     d = x - m
     # PyTorch clamps the degrees of freedom at 0: division then gives inf or NaN.
@@ -98,7 +140,7 @@ def _var(x, dim, keepdim, correction):
 
 def _var_grad(v, x, dims, keepdim, correction):
     """The cotangent (or, summed, the tangent) of var at ``x`` for ``v``: 2 (x - mean) v / dof."""
-    dof = _builtin_max(0, _numel(x, dims) - correction)
+    dof = _builtin_max(0, _numel(x._shape, dims) - correction)
     centered = x - x.mean(dims, keepdim=True)
     return _unreduce(v, x.shape, dims, keepdim) * centered * (2.0 / dof if dof else math.inf)
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from .. import dtypes, shapes
 from ..autograd import tape
+from ..autograd.grad_mode import _state as _grad_state
+from ..tensor import Tensor
 from .registry import primitive, torch_type_name
 
 __all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "permute", "transpose",
@@ -15,12 +17,19 @@ __all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "pe
            "unsqueeze_", "transpose_", "t_", "swapdims_", "swapaxes_", "moveaxis"]
 
 
+_dual_levels = tape._dual_levels
+_new = Tensor._make
+
+
 def _make_view(x, op, shape, strides, offset=None, params=None, variant=None):
-    out = x._view(shape, strides, offset)
+    out = _new(x._storage, shape if shape.__class__ is tuple else tuple(shape),
+               strides if strides.__class__ is tuple else tuple(strides), x._offset if offset is None else offset,
+               x.dtype)
     out._base = x if x._base is None else x._base
-    if op.differentiable and tape.should_record((x,)):
+    # tape.should_record and tape.has_tangents for one input, inlined: views run on every step.
+    if x.requires_grad and _grad_state.enabled and op.differentiable:
         tape.record(op, (x,), out, params, variant=variant)
-    if tape.has_tangents((x,)):
+    if _dual_levels[0] and x._fw_tangent is not None:
         tape.forward_jvp(op, (x,), out, params)
     return out
 
@@ -47,7 +56,6 @@ def view(input, *shape):
 
 def _view_dtype(input, dtype):
     """The same bytes read as ``dtype``; with another element size the last dim scales."""
-    from .registry import torch_type_name
     old, new = input.dtype.itemsize, dtype.itemsize
     shape, strides, offset = list(input._shape), list(input._strides), input._offset
     if old != new:
@@ -73,7 +81,6 @@ def _view_dtype(input, dtype):
             shape[-1] *= r
             strides = [st * r for st in strides[:-1]] + [1]
             offset *= r
-    from ..tensor import Tensor
     out = Tensor._make(input._storage.reinterpret(dtype), tuple(shape), tuple(strides), offset, dtype)
     out._base = input if input._base is None else input._base
     return out
@@ -122,11 +129,22 @@ def _sum_to(g, shape):
     return sum_to(g, shape)
 
 
+# Geometry of valid expands, keyed by (shape, strides, sizes): sizes repeat every step.
+_expanded: dict = {}
+_GEOMETRY_MAX = 4096
+
+
 def expand(input, *sizes):
     """Broadcasts size-1 dims to larger sizes (-1 keeps a dim) as a stride-0 view: no copy."""
     sizes = _parse_with_neg(sizes)
-    new_shape, new_strides = shapes.expand_strides(input._shape, input._strides, sizes,
-                                                   torch_type_name(input.dtype))
+    key = (input._shape, input._strides, sizes)
+    geometry = _expanded.get(key)
+    if geometry is None:
+        geometry = shapes.expand_strides(input._shape, input._strides, sizes, torch_type_name(input.dtype))
+        if len(_expanded) >= _GEOMETRY_MAX:
+            _expanded.clear()
+        _expanded[key] = geometry
+    new_shape, new_strides = geometry
     if new_shape == input._shape:
         return input
     return _make_view(input, _expand_op, new_shape, new_strides, params={"shape": new_shape})
@@ -148,10 +166,28 @@ def _inverse(dims):
     return tuple(inv)
 
 
+# Validated orders, keyed by (dims as given, ndim).
+_orders: dict = {}
+
+
 def permute(input, *dims):
     """Returns a view with the dims reordered."""
     dims = _parse_with_neg(dims)
-    nd = input.ndim
+    nd = len(input._shape)
+    key = (dims, nd)
+    order = _orders.get(key)
+    if order is None:
+        order = _check_order(dims, nd)
+        if len(_orders) >= _GEOMETRY_MAX:
+            _orders.clear()
+        _orders[key] = order
+    shape, strides = input._shape, input._strides
+    return _make_view(input, _permute_op, tuple([shape[d] for d in order]), tuple([strides[d] for d in order]),
+                      params={"dims": order})
+
+
+def _check_order(dims, nd):
+    """``dims`` normalized, after PyTorch's checks that they order all ``nd`` dims once each."""
     if len(dims) != nd:
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the "
@@ -159,8 +195,7 @@ def permute(input, *dims):
     dims = tuple(shapes.normalize_dim(d, nd) for d in dims)
     if len(set(dims)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _make_view(input, _permute_op, tuple(input._shape[d] for d in dims),
-                      tuple(input._strides[d] for d in dims), params={"dims": dims})
+    return dims
 
 
 _transpose_op = primitive("transpose", 1, kind="view",
@@ -178,6 +213,11 @@ def transpose(input, dim0, dim1):
         d1 = shapes.normalize_dim(dim1, nd)
     if nd == 0:
         return _make_view(input, _transpose_op, (), (), params={"dim0": 0, "dim1": 0})
+    if nd == 2 and d0 != d1:
+        # Every matrix product's backward transposes its operands.
+        shape, strides = input._shape, input._strides
+        return _make_view(input, _transpose_op, (shape[1], shape[0]), (strides[1], strides[0]),
+                          params={"dim0": d0, "dim1": d1})
     shape = list(input._shape)
     strides = list(input._strides)
     shape[d0], shape[d1] = shape[d1], shape[d0]
@@ -193,7 +233,7 @@ _t_op = primitive("t", 1, kind="view", vjp=(lambda g, ans, x: g.t(),), jvp=(lamb
 
 def t(input):
     """Transposes a tensor of at most 2 dims (0-d and 1-d are returned as they are)."""
-    if input.ndim > 2:
+    if len(input._shape) > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return _make_view(input, _t_op, input._shape[::-1], input._strides[::-1])
 

@@ -133,16 +133,17 @@ def reduce(op, x, dims, compute, init, out_shape, result_dtype):
     return _tensor(flat, out_shape, result_dtype)
 
 
-def reduce_plan(op, x, dims, compute, init, out_shape, result_dtype):
-    """``run(x) -> Tensor``: :func:`reduce` for tensors laid out as ``x`` is, resolved once;
-    None where float16 or an empty reduction needs the general path."""
+def reduce_plan(op, x, dims, compute, init, out_shape, result_dtype, divisor=None):
+    """``run(x) -> Tensor``: :func:`reduce` for tensors laid out as ``x`` is, resolved once
+    (each result divided by ``divisor`` if given); None where float16 or an empty reduction
+    needs the general path."""
     from ...tensor import Tensor
     from ...storage import Storage
     from . import reduce as _red
     res_np = result_dtype.numpy
     if x._storage.data.dtype == _F16 or compute.numpy != res_np:
         return None
-    kernel = _red.plan(op, compute.numpy, x._shape, x._strides, dims, init)
+    kernel = _red.plan(op, compute.numpy, x._shape, x._strides, dims, init, divisor)
     if kernel is None:
         return None
     strides = shapes.contiguous_strides(out_shape)

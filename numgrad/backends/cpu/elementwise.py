@@ -265,6 +265,8 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
     shape_a, loop_strides, flat = _plan(shape, (out_strides,) + tuple(zeros if st is None else st
                                                                         for st in operand_strides))
     kinds = "".join("s" if st is None else "t" for st in operand_strides)
+    # Settled once: most calls are too small to ever go parallel.
+    big = n >= PARALLEL_THRESHOLD
     if inplace:
         if shape_a is not None or kinds[0] != "t" or flat[0] != loop_strides:
             return None
@@ -278,7 +280,7 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
     ostride = loop_strides
     if kinds == "":
         def launch(out, oo, inputs):
-            if use_parallel(n, PARALLEL_THRESHOLD):
+            if big and use_parallel(n, PARALLEL_THRESHOLD):
                 return kern_par(n, out, oo, ostride, CHUNKS)
             kern(n, out, oo, ostride)
         return launch
@@ -287,14 +289,14 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
 
         def launch(out, oo, inputs):
             x = inputs[skip]
-            if use_parallel(n, PARALLEL_THRESHOLD):
+            if big and use_parallel(n, PARALLEL_THRESHOLD):
                 return kern_par(n, out, oo, ostride, x._storage.data, x._offset, s0, CHUNKS)
             kern(n, out, oo, ostride, x._storage.data, x._offset, s0)
         return launch
     if kinds == "s":
         def launch(out, oo, inputs):
             x = scalar_buffer(inputs[skip], compute_np)
-            if use_parallel(n, PARALLEL_THRESHOLD):
+            if big and use_parallel(n, PARALLEL_THRESHOLD):
                 return kern_par(n, out, oo, ostride, x, 0, 0, CHUNKS)
             kern(n, out, oo, ostride, x, 0, 0)
         return launch
@@ -303,7 +305,7 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
 
         def launch(out, oo, inputs):
             x, y = inputs
-            if use_parallel(n, PARALLEL_THRESHOLD):
+            if big and use_parallel(n, PARALLEL_THRESHOLD):
                 return kern_par(n, out, oo, ostride, x._storage.data, x._offset, s0,
                                 y._storage.data, y._offset, s1, CHUNKS)
             kern(n, out, oo, ostride, x._storage.data, x._offset, s0, y._storage.data, y._offset, s1)
@@ -313,7 +315,7 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
 
         def launch(out, oo, inputs):
             x, y = inputs
-            if use_parallel(n, PARALLEL_THRESHOLD):
+            if big and use_parallel(n, PARALLEL_THRESHOLD):
                 return kern_par(n, out, oo, ostride, x._storage.data, x._offset, s0,
                                 scalar_buffer(y, compute_np), 0, 0, CHUNKS)
             kern(n, out, oo, ostride, x._storage.data, x._offset, s0, scalar_buffer(y, compute_np), 0, 0)
@@ -323,7 +325,7 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
 
         def launch(out, oo, inputs):
             x, y = inputs
-            if use_parallel(n, PARALLEL_THRESHOLD):
+            if big and use_parallel(n, PARALLEL_THRESHOLD):
                 return kern_par(n, out, oo, ostride, scalar_buffer(x, compute_np), 0, 0,
                                 y._storage.data, y._offset, s1, CHUNKS)
             kern(n, out, oo, ostride, scalar_buffer(x, compute_np), 0, 0, y._storage.data, y._offset, s1)
@@ -336,7 +338,7 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
                 args += (scalar_buffer(x, compute_np), 0, 0)
             else:
                 args += (x._storage.data, x._offset, st)
-        if use_parallel(n, PARALLEL_THRESHOLD):
+        if big and use_parallel(n, PARALLEL_THRESHOLD):
             return kern_par(*args, CHUNKS)
         kern(*args)
     return launch
@@ -357,6 +359,16 @@ def _offsets_array(offs: tuple) -> np.ndarray:
 
 def _nd_launcher(mod, n, shape_a, loop_strides, kinds, compute_np):
     kern, kern_par = mod.nd, mod.nd_par
+    big = n >= PARALLEL_THRESHOLD
+    if kinds == "tt":
+        # Two tensors (a broadcast bias add, say): the common n-d call, without the loop below.
+        def launch(out, oo, inputs):
+            x, y = inputs
+            offsets = _offsets_array((oo, x._offset, y._offset))
+            if big and use_parallel(n, PARALLEL_THRESHOLD):
+                return kern_par(shape_a, loop_strides, offsets, out, x._storage.data, y._storage.data, CHUNKS)
+            kern(shape_a, loop_strides, offsets, out, x._storage.data, y._storage.data)
+        return launch
 
     def launch(out, oo, inputs):
         bufs = []
@@ -369,7 +381,7 @@ def _nd_launcher(mod, n, shape_a, loop_strides, kinds, compute_np):
                 bufs.append(x._storage.data)
                 offs.append(x._offset)
         offsets = _offsets_array(tuple(offs))
-        if use_parallel(n, PARALLEL_THRESHOLD):
+        if big and use_parallel(n, PARALLEL_THRESHOLD):
             return kern_par(shape_a, loop_strides, offsets, out, *bufs, CHUNKS)
         kern(shape_a, loop_strides, offsets, out, *bufs)
     return launch

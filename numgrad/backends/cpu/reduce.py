@@ -139,6 +139,17 @@ def rows_par(kshape, kstrides, rshape, rstrides, a, offset, out, init, chunks):
         _rows(lo, min(n, lo + size), kshape, kstrides, rshape, rstrides, a, offset, out, init)
 
 
+@njit(**_K)
+def flat_div(a, offset, n, stride, init, out, d):
+    out[0] = _run(a, offset, n, stride, init) / d
+
+
+@njit(**_K)
+def divide(out, d):
+    for i in range(out.shape[0]):
+        out[i] = out[i] / d
+
+
 @njit(parallel=True, **_K)
 def flat_par(a, offset, n, stride, init, chunks):
     partial = np.empty(chunks, dtype=_c)
@@ -219,9 +230,10 @@ def run(op, acc_np, buf, offset, shape, strides, reduce_dims, init):
     return np.full(n_out, acc_np.type(init), dtype=acc_np)
 
 
-def plan(op, acc_np, shape, strides, reduce_dims, init):
+def plan(op, acc_np, shape, strides, reduce_dims, init, divisor=None):
     """``run`` resolved once for one geometry: ``f(buf, offset) -> out``; None when there is
-    nothing to reduce or nothing to produce (the general path handles those)."""
+    nothing to reduce or nothing to produce (the general path handles those). With a
+    ``divisor`` each result is divided by it in the accumulator's type (a mean)."""
     kshape, kstrides, rshape, rstrides = split_reduction(shape, strides, set(reduce_dims))
     n_out = 1
     for s in kshape:
@@ -235,8 +247,17 @@ def plan(op, acc_np, shape, strides, reduce_dims, init):
     init = acc_np.type(init)
     mod = kernels(op, acc_np)
     empty = np.empty
+    d = None if divisor is None else acc_np.type(divisor)
     if n_out == 1 and len(rshape) == 1:
         n, stride, serial, par = n_red, rstrides[0], mod._run, mod.flat_par
+        if d is not None and n < PARALLEL_THRESHOLD:
+            flat_div = mod.flat_div
+
+            def flat_mean(buf, offset):
+                out = empty(1, acc_np)
+                flat_div(buf, offset, n, stride, init, out, d)
+                return out
+            return flat_mean
 
         def flat(buf, offset):
             out = empty(1, acc_np)
@@ -245,7 +266,7 @@ def plan(op, acc_np, shape, strides, reduce_dims, init):
             else:
                 out[0] = serial(buf, offset, n, stride, init)
             return out
-        return flat
+        return flat if d is None else _divided(flat, mod.divide, d)
     ks = np.array(kshape, dtype=np.int64)
     kst = np.array(kstrides, dtype=np.int64)
     rs = np.array(rshape, dtype=np.int64)
@@ -263,4 +284,12 @@ def plan(op, acc_np, shape, strides, reduce_dims, init):
         else:
             serial(ks, kst, rs, rst, buf, offset, out, init)
         return out
-    return blocks
+    return blocks if d is None else _divided(blocks, mod.divide, d)
+
+
+def _divided(reduce, divide, d):
+    def run(buf, offset):
+        out = reduce(buf, offset)
+        divide(out, d)
+        return out
+    return run
