@@ -4,7 +4,7 @@ from __future__ import annotations
 from .. import dtypes, shapes
 from ..autograd import tape
 from ..devices import as_device
-from .registry import OPS, backend, primitive
+from .registry import OPS, backend, primitive, run_elementwise
 
 __all__ = ["clone", "contiguous", "to", "copy_", "detach", "detach_", "fill_", "zero_", "requires_grad_",
            "type", "double", "float", "half", "long", "int", "short", "char", "byte", "bool", "cpu", "cuda",
@@ -20,6 +20,9 @@ _to_device_op = primitive("to_device", 1, backward_name="ToCopyBackward0",
 
 def clone(input, *, memory_format=None):
     """A copy of ``input`` with its own memory; differentiable."""
+    if not tape.should_record((input,)) and not tape.has_tangents((input,)):
+        # Nothing to record: the dispatcher's cached plan of the copy (same layout rule).
+        return run_elementwise(OPS["copy"], (input,))
     from ..tensor import Tensor
     out = Tensor._empty_like_inputs(input._shape, input.dtype, input.device, [input])
     backend(input.device).elementwise(OPS["copy"], input.dtype, out, (input,), input._shape)
