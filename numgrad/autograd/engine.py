@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 
+from ..memo import Memo
 from .. import shapes
 from ..devices import CPU
 from ..storage import Storage
@@ -81,7 +82,7 @@ def _check_roots(outputs, grads):
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     if len(grads) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
+        raise RuntimeError("grad can be implicitly created only for scalar outputs"
                            if not grads else
                            f"Mismatch in length: got {len(grads)} gradients for {len(outputs)} outputs")
 
@@ -257,17 +258,8 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     # cotangents have arrived, so it waits here rather than in the heap.
     sinks = {}
     for (node, idx), g in zip(root_edges, root_grads):
-        if node is None:
-            continue
-        if node.__class__ is AccumulateGrad:
-            prev = sinks.get(node)
-            sinks[node] = g if prev is None else prev + g
-            continue
-        slot = pending.get(node)
-        if slot is None:
-            slot = pending[node] = [None] * len(node._out_meta)
-            heapq.heappush(heap, (-node.position, node))
-        slot[idx] = g if slot[idx] is None else slot[idx] + g
+        if node is not None:
+            _deliver(node, idx, g, pending, heap, sinks)
     captured = {}
     state = grad_mode._state
     prev_mode = state.enabled
@@ -296,8 +288,8 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
 def _replay(heap, pending, sinks, captured, retain_graph, create_graph, capture, needed, capturing):
     """Run the nodes in the heap, latest position first, routing cotangents along their edges."""
     # Nodes other than sinks have unique positions, so heap entries never compare nodes.
-    push = heapq.heappush
     pop = heapq.heappop
+    deliver = _deliver
     sum_to = _sum_to_fn()
     profiling = _profiler.enabled
     free = not retain_graph
@@ -348,23 +340,21 @@ def _replay(heap, pending, sinks, captured, retain_graph, create_graph, capture,
                 g = sum_to(g, meta[0])
             if g.dtype is not meta[1]:
                 g = g.to(meta[1])
-            if nxt.__class__ is AccumulateGrad:
-                prev = sinks.get(nxt)
-                sinks[nxt] = g if prev is None else prev + g
-                continue
-            slot = pending.get(nxt)
-            if slot is None:
-                n = len(nxt._out_meta)
-                if n == 1:
-                    pending[nxt] = [g]
-                else:
-                    slot = pending[nxt] = [None] * n
-                    slot[idx] = g
-                push(heap, (-nxt.position, nxt))
-            elif slot[idx] is None:
-                slot[idx] = g
-            else:
-                slot[idx] = slot[idx] + g
+            deliver(nxt, idx, g, pending, heap, sinks)
+
+
+def _deliver(node, idx, g, pending, heap, sinks):
+    """Route cotangent ``g`` to output ``idx`` of ``node``: a leaf's sink sums what reaches it;
+    any other node gets its slots and its heap entry with its first cotangent."""
+    if node.__class__ is AccumulateGrad:
+        prev = sinks.get(node)
+        sinks[node] = g if prev is None else prev + g
+        return
+    slot = pending.get(node)
+    if slot is None:
+        slot = pending[node] = [None] * len(node._out_meta)
+        heapq.heappush(heap, (-node.position, node))
+    slot[idx] = g if slot[idx] is None else slot[idx] + g
 
 
 _reductions: list = []
@@ -452,8 +442,6 @@ def _unshared(g) -> bool:
         return False
     dense = _dense.get(g._shape)
     if dense is None:
-        if len(_dense) > 1024:
-            _dense.clear()
         dense = _dense[g._shape] = (shapes.prod(g._shape), shapes.contiguous_strides(g._shape))
     if data.shape[0] != dense[0] or (g._strides != dense[1] and not shapes.is_contiguous(g._shape, g._strides)):
         return False
@@ -463,7 +451,7 @@ def _unshared(g) -> bool:
     return root is None or (root.__class__ is np.ndarray and root.base is None and sys.getrefcount(root) <= 3)
 
 
-_dense: dict = {}  # shape -> (numel, C-contiguous strides)
+_dense = Memo(1024)  # shape -> (numel, C-contiguous strides)
 
 
 def _fresh_copy(g):

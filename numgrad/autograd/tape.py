@@ -11,6 +11,7 @@ import itertools
 import re
 import weakref
 
+from ..memo import Memo
 from . import grad_mode
 
 _positions = itertools.count()
@@ -475,7 +476,7 @@ def _kinds_class(op, kinds: int, end: int):
     return cls
 
 
-_need_cache: dict = {}
+_need_cache = Memo()
 
 
 def _needs(op, live: int):
@@ -492,8 +493,6 @@ def _needs(op, live: int):
                 if level > merged[j]:
                     merged[j] = level
     need = tuple(merged) if merged is not None and any(merged) else False
-    if len(_need_cache) > 4096:
-        _need_cache.clear()
     _need_cache[(op, live)] = need
     return need
 

@@ -3,6 +3,7 @@ tensordot and kron. Two primitives carry the derivative rules; everything else c
 """
 from __future__ import annotations
 
+from ..memo import Memo
 from .. import shapes
 from ..devices import CPU
 from ..autograd import profiler as _profiler
@@ -73,8 +74,7 @@ from ..backends.cpu import matmul as _cpu_kernels  # noqa: E402  (compiles nothi
 # Plans of products of CPU operands, keyed by the operands' dtypes and geometry (which fix the
 # result's shape); False marks products for the general path. A key of two matrices is only
 # ever stored after mm's checks passed for it.
-_plans: dict = {}
-_PLANS_MAX = 4096
+_plans = Memo()
 _dual_levels = tape._dual_levels
 
 
@@ -100,8 +100,6 @@ def _raw_product(a, b, out_shape):
         key = (a.dtype, b.dtype, a._shape, a._strides, b._shape, b._strides)
         plan = _plans.get(key)
         if plan is None:
-            if len(_plans) >= _PLANS_MAX:
-                _plans.clear()
             plan = _plans[key] = _cpu_kernels.bmm_plan(a, b, out_shape) or False
         if plan:
             return plan(a, b)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from types import FunctionType
 
+from ..memo import Memo
 from .. import dtypes, shapes
 from ..devices import CPU
 from ..tensor import Tensor
@@ -264,7 +265,7 @@ Tensor._write = _copy_into
 
 
 # Fill launchers of CPU tensors by dtype and geometry (factories fill fresh tensors of few shapes).
-_fills: dict = {}
+_fills = Memo(1024)
 
 
 def _fill_raw(self, value):
@@ -272,8 +273,6 @@ def _fill_raw(self, value):
         key = (self.dtype, self._shape, self._strides)
         fill = _fills.get(key)
         if fill is None:
-            if len(_fills) > 1024:
-                _fills.clear()
             fill = _fills[key] = backend(CPU).fill_plan(OPS["copy"], self.dtype, self._shape, self._strides)
         if fill:
             fill(self._storage.data, self._offset, (value,))

@@ -7,6 +7,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..memo import Memo
 from .. import dtypes, shapes
 from ..devices import CPU
 from ..autograd import profiler as _profiler
@@ -174,8 +175,7 @@ def _acc_dtype(op, x, dtype):
 
 # Plans of calls on CPU tensors, keyed by everything that fixes the validation and the kernel
 # (as ``registry.run_elementwise`` keeps them); False marks calls for the general path.
-_plans: dict = {}
-_PLANS_MAX = 4096
+_plans = Memo()
 
 
 def run_reduction(op, x, dim=None, keepdim=False, dtype=None, name=None):
@@ -221,8 +221,6 @@ def _new_plan(key, op, x, dim, keepdim, dtype, name):
         run = backend(x.device).reduce_plan(op, x, dims, compute, _identity(op, acc),
                                             _reduced_shape(x._shape, dims, keepdim), acc)
         plan = (run, dims) if run is not None else False
-    if len(_plans) >= _PLANS_MAX:
-        _plans.clear()
     _plans[key] = plan
     return plan
 
@@ -525,7 +523,7 @@ def cummin(input, dim, *, out=None):
 # ------------------------------------------------------------------------ broadcasting support
 
 # How sum_to reduces, keyed by (cotangent shape, target shape): the engine asks every step.
-_sum_to_plans: dict = {}
+_sum_to_plans = Memo()
 
 
 def sum_to(g, shape):
@@ -538,8 +536,6 @@ def sum_to(g, shape):
     key = (gshape, shape)
     how = _sum_to_plans.get(key)
     if how is None:
-        if len(_sum_to_plans) >= _PLANS_MAX:
-            _sum_to_plans.clear()
         how = _sum_to_plans[key] = _sum_to_dims(gshape, shape)
     dims, keepdim, reshape = how
     r = run_reduction(_sum, g, dims, keepdim) if dims else g

@@ -13,6 +13,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from ..memo import Memo
 from .. import dtypes
 from .. import shapes
 from ..autograd import profiler as _profiler
@@ -220,9 +221,8 @@ def _resolve(op: Op, inputs: tuple, tensors: list, out=None):
 # Plans of calls, keyed by the op, the default dtype, and per input its dtype, shape and strides
 # (or the type of a Python scalar), then for ``out=`` calls the same of ``out``: whatever the key
 # fixes is validated and resolved once, when the plan is made.
-_plans: dict = {}
-_into_plans: dict = {}
-_PLANS_MAX = 8192
+_plans = Memo(8192)
+_into_plans = Memo(8192)
 _SCALARS = (bool, int, float)
 
 
@@ -279,8 +279,6 @@ def _new_plan(key, op: Op, inputs: tuple):
     if tensors:
         plan = _backend(device).elementwise_plan(op, ct, res_dtype, shape, result_strides(shape, tensors),
                                                  inputs)
-    if len(_plans) >= _PLANS_MAX:
-        _plans.clear()
     _plans[key] = plan = plan or False
     return plan
 
@@ -292,8 +290,6 @@ def _new_into_plan(key, op: Op, inputs: tuple, out):
     plan = None
     if tensors and shape == out._shape and can_cast(res_dtype, out.dtype):
         plan = _backend(device).elementwise_into_plan(op, ct, out, inputs)
-    if len(_into_plans) >= _PLANS_MAX:
-        _into_plans.clear()
     _into_plans[key] = plan = plan or False
     return plan
 

@@ -8,6 +8,7 @@ import math
 
 from .. import dtypes
 from ..devices import CPU
+from ..memo import Memo
 from . import functional_elementwise as F
 from ..autograd import profiler as _profiler
 from ..autograd.tape import plain as _plain, record_result
@@ -48,8 +49,7 @@ _mean_op = primitive(
 
 # Plans of means of CPU tensors, keyed as reductions' plans are: one kernel call sums and
 # divides. False marks calls for the general path.
-_plans: dict = {}
-_PLANS_MAX = 4096
+_plans = Memo()
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -84,8 +84,6 @@ def _mean_plan(key, x, dim, keepdim, dtype):
         run = backend(x.device).reduce_plan(_sum, x, dims, d, 0, _reduced_shape(x._shape, dims, keepdim), d,
                                             divisor=n)
         plan = (run, dims) if run is not None else False
-    if len(_plans) >= _PLANS_MAX:
-        _plans.clear()
     _plans[key] = plan
     return plan
 

@@ -5,6 +5,7 @@ the matching view (or scatter) of the cotangent.
 """
 from __future__ import annotations
 
+from ..memo import Memo
 from .. import dtypes, shapes
 from ..autograd import tape
 from ..autograd.grad_mode import _state as _grad_state
@@ -130,8 +131,7 @@ def _sum_to(g, shape):
 
 
 # Geometry of valid expands, keyed by (shape, strides, sizes): sizes repeat every step.
-_expanded: dict = {}
-_GEOMETRY_MAX = 4096
+_expanded = Memo()
 
 
 def expand(input, *sizes):
@@ -141,8 +141,6 @@ def expand(input, *sizes):
     geometry = _expanded.get(key)
     if geometry is None:
         geometry = shapes.expand_strides(input._shape, input._strides, sizes, torch_type_name(input.dtype))
-        if len(_expanded) >= _GEOMETRY_MAX:
-            _expanded.clear()
         _expanded[key] = geometry
     new_shape, new_strides = geometry
     if new_shape == input._shape:
@@ -167,7 +165,7 @@ def _inverse(dims):
 
 
 # Validated orders, keyed by (dims as given, ndim).
-_orders: dict = {}
+_orders = Memo()
 
 
 def permute(input, *dims):
@@ -178,8 +176,6 @@ def permute(input, *dims):
     order = _orders.get(key)
     if order is None:
         order = _check_order(dims, nd)
-        if len(_orders) >= _GEOMETRY_MAX:
-            _orders.clear()
         _orders[key] = order
     shape, strides = input._shape, input._strides
     return _make_view(input, _permute_op, tuple([shape[d] for d in order]), tuple([strides[d] for d in order]),
@@ -345,7 +341,7 @@ def as_strided(input, size, stride, storage_offset=None):
     size = tuple(size)
     stride = tuple(stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     offset = input._offset if storage_offset is None else storage_offset
     if any(s < 0 for s in size) or any(st < 0 for st in stride) or offset < 0:
         raise RuntimeError("as_strided: Negative sizes, strides or storage offsets are not supported")

@@ -9,6 +9,7 @@ import itertools
 
 import numpy as np
 
+from ...memo import Memo
 from .. import codegen
 from ...dtypes import scalar_as
 from ..iteration import plan
@@ -164,7 +165,7 @@ def kernels(op, compute_np: np.dtype, arity: int):
     return mod
 
 
-_plans: dict = {}
+_plans = Memo()
 
 
 def _plan(shape, strides_list):
@@ -181,8 +182,6 @@ def _plan(shape, strides_list):
             p = (None, lstrides[0][0] if lstrides[0] else 1, [st[0] if st else 0 for st in lstrides[1:]])
         else:
             p = (np.array(lshape, dtype=np.int64), np.array(lstrides, dtype=np.int64), None)
-        if len(_plans) > 4096:
-            _plans.clear()
         _plans[key] = p
     return p
 
@@ -224,7 +223,7 @@ def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
 # ---------------------------------------------------------------------------------------------
 # launchers: the dispatcher's fast path
 
-_scalars: dict = {}
+_scalars = Memo(1024)
 
 
 def scalar_buffer(x, compute_np):
@@ -235,8 +234,6 @@ def scalar_buffer(x, compute_np):
         buf = np.array([scalar_as(x, compute_np)])
         # -0.0 finds 0.0's entry and NaN finds none: keep both out of the table.
         if x == x and (x != 0 or x.__class__ is not float):
-            if len(_scalars) > 1024:
-                _scalars.clear()
             _scalars[key] = buf
     return buf
 
@@ -344,15 +341,13 @@ def launcher(op, compute_np, shape, out_strides, operand_strides, inplace: bool 
     return launch
 
 
-_offsets: dict = {}
+_offsets = Memo(1024)
 
 
 def _offsets_array(offs: tuple) -> np.ndarray:
     """The operands' offsets as the int64 array n-d kernels read (memoized: they never write it)."""
     arr = _offsets.get(offs)
     if arr is None:
-        if len(_offsets) > 1024:
-            _offsets.clear()
         arr = _offsets[offs] = np.array(offs, dtype=np.int64)
     return arr
 

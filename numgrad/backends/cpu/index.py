@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from ...memo import Memo
 from ... import shapes
 from ..iteration import plan
 
@@ -268,7 +269,7 @@ def _movable(buf):
 
 # Loop plans as the int64 arrays kernels read (never write), memoized by geometry: planning
 # costs more than copying a thousand indices.
-_plans: dict = {}
+_plans = Memo(1024)
 
 
 def _plan_arrays(shape, strides_list, offsets):
@@ -278,8 +279,6 @@ def _plan_arrays(shape, strides_list, offsets):
         lshape, lstrides = plan(key[0], list(key[1]))
         if not lshape:
             lshape, lstrides = (1,), [(0,) for _ in strides_list]
-        if len(_plans) > 1024:
-            _plans.clear()
         arrays = _plans[key] = (np.array(lshape, dtype=np.int64),
                                 np.array(lstrides, dtype=np.int64).reshape(len(strides_list), -1))
     return arrays[0], arrays[1], np.array(offsets, dtype=np.int64)
