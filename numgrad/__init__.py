@@ -15,6 +15,7 @@ from .ops.functional_elementwise import *  # noqa: F401,F403
 from .ops.reductions import *  # noqa: F401,F403
 from .ops.statistics import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
+from .ops.splitting import *  # noqa: F401,F403
 from .ops.copying import clone
 from .ops.linalg import *  # noqa: F401,F403
 from .ops.einsum import einsum
@@ -24,6 +25,10 @@ from .ops.gather import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.grids import meshgrid, cartesian_prod, rot90
 from .ops.distances import cdist
+from .ops.composites import *  # noqa: F401,F403
+from .ops.index_sets import *  # noqa: F401,F403
+from .ops.quantiles import *  # noqa: F401,F403
+from .ops.covariance import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.comparisons import *  # noqa: F401,F403
 from .ops import methods as _methods  # noqa: F401  (binds Tensor methods)
@@ -41,10 +46,15 @@ from . import cuda
 from . import utils
 from .utils.dlpack import from_dlpack
 from . import linalg
+from . import special
 from . import func
 from .ops.nn import softmax, log_softmax
 from .serialization import save, load
 from . import nn, optim
+from .nn.functional.activation import (selu, selu_, celu, celu_, hardshrink, threshold, threshold_, prelu,
+                                      rrelu, rrelu_)
+# The activations PyTorch also binds as Tensor methods.
+Tensor.hardshrink, Tensor.prelu = hardshrink, prelu
 
 FloatTensor = DoubleTensor = LongTensor = IntTensor = BoolTensor = ByteTensor = None
 

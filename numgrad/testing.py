@@ -14,7 +14,7 @@ import numpy as np
 
 import numgrad
 from numgrad.ops import functional_elementwise as _E
-from numgrad.ops.functional_elementwise import threshold_backward
+from numgrad.ops.functional_elementwise import pow_backward, threshold_backward
 
 __all__ = ["assert_close", "make_tensor", "OpInfo", "SampleInput", "OP_DB", "op_db_by_id",
            "ALL_DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "INTEGRAL_DTYPES", "default_tolerance"]
@@ -464,6 +464,18 @@ def _sample_pow(dtype, rng):
         yield SampleInput((_arg((5,), dtype, rng, (-3, 3)), 3.0))
 
 
+def _sample_pow_backward(dtype, rng):
+    # (grad, base, Python-scalar exponent): squares, cubes, a root, a negative power, and 0 and 1,
+    # whose rules are constant.
+    for shape, exponent in (((), 2), ((0,), 3.0), ((7,), 0.5), ((2, 3), -1.5), ((2, 3), 0), ((2, 3), 1)):
+        yield SampleInput((_arg(shape, dtype, rng, (-2, 2)), _arg(shape, dtype, rng, (0.25, 3.0)), exponent))
+    yield SampleInput((_arg((2, 3), dtype, rng, (-2, 2)), _arg((3,), dtype, rng, (0.25, 3.0)), 3), broadcasts=True)
+
+
+def _np_pow_backward(g, x, y):
+    return g * 0.0 if y == 0 else g * (y * x ** (y - 1))
+
+
 def _sample_clamp_bound(dtype, rng):
     # PyTorch clamps bool tensors only by bool tensors, not by Python scalars.
     yield from sample_binary(dtype, rng, scalar_rhs=dtype != "bool", other_dtype_rhs=False)
@@ -587,6 +599,8 @@ OP_DB: list = [
     OpInfo("where", numgrad.where, _np_where, _sample_where, ALL_DTYPES, method=None, inplace=None),
     OpInfo("threshold_backward", threshold_backward, lambda g, y: np.where(y <= 0, 0.0, g),
            partial(sample_binary, domains=((None, None), (None, None))), FLOAT_DTYPES, method=None,
+           inplace=None, supports_out=False, torch_name=None),
+    OpInfo("pow_backward", pow_backward, _np_pow_backward, _sample_pow_backward, FLOAT_DTYPES, method=None,
            inplace=None, supports_out=False, torch_name=None),
     # comparisons and logic
     _binary("eq", np.equal, grad=False),
@@ -727,6 +741,58 @@ OP_DB += [
               partial(_sample_shape_kw, cases=[((6,), ()), ((4, 3), (0,)), ((2, 0), ())]), grad=False,
               torch_name=None),
     _movement("masked_fill", _np_masked_fill, _sample_masked_fill, inplace="masked_fill_"),
+]
+
+
+# ------------------------------------------------------------------------------ the split family
+def _split_row(name, np_split, cases, variant=""):
+    """A row for split-family op ``name`` against ``np_split``. The table's ops return one tensor:
+    pieces 0, 2, 4, ... flattened and joined; the odd ones, left out, check that unused outputs
+    give zero gradients."""
+    fn = getattr(numgrad, name)
+
+    def op(x, *args, **kwargs):
+        return numgrad.cat([p.reshape(-1) for p in fn(x, *args, **kwargs)[::2]])
+
+    def ref(x, *args, **kwargs):
+        args = [_ints(a)[0] if isinstance(a, np.ndarray) else a for a in args]
+        return np.concatenate([p.reshape(-1) for p in np_split(x, *args, **kwargs)[::2]])
+    return OpInfo(name, op, ref, partial(_sample_shape_kw, cases=cases), ALL_DTYPES, variant=variant,
+                  method=None, inplace=None, supports_out=False, torch_name=None, kind="movement")
+
+
+def _np_split(x, size_or_sizes, dim=0):
+    if isinstance(size_or_sizes, int):
+        return np.split(x, range(size_or_sizes, x.shape[dim], size_or_sizes), axis=dim)
+    return np.split(x, np.cumsum(size_or_sizes)[:-1], axis=dim)
+
+
+def _np_chunk(x, chunks, dim=0):
+    n = x.shape[dim]
+    return _np_split(x, -(-n // chunks), dim) if n else [x] * chunks
+
+
+def _np_unbind(x, dim=0):
+    return [np.take(x, i, axis=dim) for i in range(x.shape[dim])]
+
+
+def _np_tensor_split(x, indices_or_sections, dim=0):
+    arg = indices_or_sections
+    return np.array_split(x, arg.tolist() if isinstance(arg, np.ndarray) else arg, axis=dim)
+
+
+OP_DB += [
+    _split_row("split", _np_split, [((5, 3), (2,)), ((2, 3, 4), (2, -1)), ((4, 3), (4, 1)), ((0, 3), (2,))]),
+    _split_row("split", _np_split, [((5, 3), ([2, 0, 3],)), ((2, 3, 4), ([1, 2], 1)), ((0, 2), ([0, 0],))],
+               variant="sizes"),
+    _split_row("chunk", _np_chunk, [((5, 3), (3,)), ((2, 3, 4), (2, -1)), ((6, 2), (4,)), ((0, 3), (2,))]),
+    _split_row("unbind", _np_unbind, [((3, 4), ()), ((2, 3, 2), (1,)), ((0, 2), (1,))]),
+    _split_row("tensor_split", _np_tensor_split,
+               [((5, 3), (3,)), ((2, 3, 4), ([1, -1, 2], 2)), ((4, 3), (np.array([1, 3]),)), ((3, 2), (5, 1)),
+                ((0, 3), (2, 1))]),
+    _split_row("hsplit", np.hsplit, [((4, 6), (2,)), ((2, 4, 3), ([1, 3],)), ((6,), (3,)), ((0, 4), (2,))]),
+    _split_row("vsplit", np.vsplit, [((4, 3), (2,)), ((3, 2, 4), ([1],)), ((0, 2), ([0],))]),
+    _split_row("dsplit", np.dsplit, [((2, 3, 4), (2,)), ((1, 2, 6, 2), ([2, 5],))]),
 ]
 
 
@@ -958,6 +1024,480 @@ OP_DB += [
     _binary("hypot", np.hypot, dtypes=FLOAT_DTYPES, sample_kw=_TENSORS_ONLY),
     _binary("xlogy", _float_out(_np_xlogy), domains=((None, None), (0.1, 5))),
     _binary("logaddexp", np.logaddexp, dtypes=FLOAT_DTYPES, sample_kw=_TENSORS_ONLY, inplace=None),
+]
+
+
+# ------------------------------------------------------------------------------ more activations
+_SELU_A, _SELU_S = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def _kernel(name):
+    """Call the declared op ``name`` directly, its scalar parameters given by keyword in order."""
+    op = numgrad.ops.registry.OPS[name]
+
+    def fn(*args, **kwargs):
+        _E.check_floating(name, *(a for a in args if isinstance(a, numgrad.Tensor)))
+        return numgrad.ops.registry.run_elementwise(op, args + tuple(kwargs.values()))
+    fn.__name__ = name
+    return fn
+
+
+def _np_mish_tanh(x):
+    return np.tanh(np.logaddexp(0.0, x))
+
+
+def _np_shrink_grad(x, lambd):
+    return (np.abs(x) > lambd).astype(np.float64)
+
+
+def _np_softshrink(x, lambd=0.5):
+    return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0.0))
+
+
+def _more_activations():
+    shrink = {"lambd": 0.7}
+    thr = {"threshold": 0.3, "value": -2.0}
+    rows = [
+        _activation("selu", _F.selu, lambda x: _SELU_S * np.where(x > 0, x, _SELU_A * np.expm1(np.minimum(x, 0)))),
+        _activation("celu", _F.celu, lambda x, alpha: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0) / alpha)),
+                    {"alpha": 1.5}),
+        _activation("mish", _F.mish, lambda x: x * _np_mish_tanh(x)),
+        _activation("hardswish", _F.hardswish, lambda x: x * np.clip(x + 3, 0, 6) / 6),
+        _activation("hardsigmoid", _F.hardsigmoid, lambda x: np.clip(x + 3, 0, 6) / 6),
+        _activation("softsign", _F.softsign, lambda x: x / (1 + np.abs(x)), dtypes=NO_BOOL),
+        _activation("tanhshrink", _F.tanhshrink, lambda x: x - np.tanh(x), dtypes=NO_BOOL),
+        _activation("softshrink", _F.softshrink, _np_softshrink, shrink),
+        _activation("hardshrink", _F.hardshrink, lambda x, lambd: np.where(np.abs(x) > lambd, x, 0.0), shrink),
+        _activation("threshold_value", _F.threshold, lambda x, threshold, value: np.where(x > threshold, x, value),
+                    thr, dtypes=NO_BOOL),
+        _activation("rrelu_with_noise", _F.rrelu, lambda x, lower, upper: _np_leaky_relu(x, (lower + upper) / 2),
+                    {"lower": 0.1, "upper": 0.3}),
+        OpInfo("prelu_kernel", _kernel("prelu_kernel"), lambda x, w: np.where(x > 0, x, w * x),
+               partial(sample_binary, scalar_rhs=False), FLOAT_DTYPES, method=None, inplace=None,
+               supports_out=False, torch_name=None),
+        OpInfo("glu_halves", _kernel("glu_halves"), lambda a, b: a * _np_sigmoid(b),
+               partial(sample_binary, scalar_rhs=False), FLOAT_DTYPES, method=None, inplace=None,
+               supports_out=False, torch_name=None),
+    ]
+    grads = [
+        ("selu", lambda x: np.where(x > 0, _SELU_S, _SELU_S * _SELU_A * np.exp(np.minimum(x, 0))), None),
+        ("celu", lambda x, alpha: np.where(x > 0, 1.0, np.exp(np.minimum(x, 0) / alpha)), {"alpha": 1.5}),
+        ("mish", lambda x: _np_mish_tanh(x) + x * _np_sigmoid(x) * (1 - _np_mish_tanh(x) ** 2), None),
+        ("hardswish", lambda x: np.where(x <= -3, 0.0, np.where(x < 3, x / 3 + 0.5, 1.0)), None),
+        ("hardsigmoid", lambda x: np.where((x > -3) & (x < 3), 1 / 6, 0.0), None),
+        ("softsign", lambda x: 1 / (1 + np.abs(x)) ** 2, None),
+        ("tanhshrink", lambda x: np.tanh(x) ** 2, None),
+        ("softshrink", _np_shrink_grad, shrink),
+        ("hardshrink", _np_shrink_grad, shrink),
+        ("threshold_value", lambda x, threshold, value: (x > threshold).astype(np.float64), thr),
+        ("rrelu_with_noise", lambda x, noise: np.where(x > 0, 1.0, noise), {"noise": 0.2}),
+    ]
+    return rows + [_activation_backward(name, _kernel(name + "_backward"), fn, kw) for name, fn, kw in grads]
+
+
+OP_DB += _more_activations()
+
+
+# ------------------------------------------------------------------------------ special functions
+# References from NumPy and ``math`` only, each by another method than the kernel's.
+def _np_lgamma(x):
+    return np.vectorize(lambda v: math.inf if v <= 0 and v == math.floor(v) else math.lgamma(v),
+                        otypes=[np.float64])(x)
+
+
+def _shifted(x, m=40):
+    """``(x + m, sum_j<m 1/(x + j)**p for p = 1..5)``: the recurrence that moves x past m."""
+    x = np.asarray(x, dtype=np.float64)
+    sums = [sum((x + j) ** -p for j in range(m)) for p in range(1, 6)]
+    return x + m, sums
+
+
+def _np_digamma(x):
+    y, sums = _shifted(x)
+    return np.log(y) - 0.5 / y - 1 / (12 * y ** 2) + 1 / (120 * y ** 4) - 1 / (252 * y ** 6) - sums[0]
+
+
+def _np_polygamma(n, x):
+    """(-1)^(n+1) n! sum_j 1/(x + j)^(n+1): 40 terms, then Euler-Maclaurin for the tail."""
+    if n == 0:
+        return _np_digamma(x)
+    y, sums = _shifted(x)
+    p = n + 1
+    tail = (y ** -n / n + 0.5 * y ** -p + p * y ** -(p + 1) / 12
+            - p * (p + 1) * (p + 2) * y ** -(p + 3) / 720
+            + p * (p + 1) * (p + 2) * (p + 3) * (p + 4) * y ** -(p + 5) / 30240)
+    return (-1) ** (n + 1) * math.factorial(n) * (sums[n] + tail)
+
+
+def _np_erfinv(x):
+    # Bisection on math.erf, to the last bit.
+    x = np.asarray(x, dtype=np.float64)
+    lo, hi = np.full(x.shape, -6.0), np.full(x.shape, 6.0)
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        below = erf(mid) < x
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return np.where(np.abs(x) == 1, np.copysign(np.inf, x), 0.5 * (lo + hi))
+
+
+def _np_i0(x):
+    x = np.asarray(x, dtype=np.float64)
+    return np.i0(x.ravel()).reshape(x.shape)
+
+
+def _np_i1(x):
+    def one(v):
+        return math.fsum((v / 2) ** (2 * k + 1) / (math.factorial(k) * math.factorial(k + 1)) for k in range(60))
+    return np.vectorize(one, otypes=[np.float64])(x)
+
+
+def _np_logit(x, eps=None):
+    x = np.asarray(x, dtype=np.float64)
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    return np.log(x / (1 - x))
+
+
+def _np_heaviside(x, values):
+    return np.where(x == 0, values, x > 0)
+
+
+def _np_float_power(x, y):
+    return np.float_power(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+
+
+def _np_signbit(x):
+    return np.signbit(np.asarray(x, dtype=np.float64))
+
+
+def _sample_polygamma(dtype, rng):
+    # (input, n): the Tensor.polygamma(n) order.
+    for shape, n in zip(_SHAPES, (0, 1, 1, 2, 3)):
+        yield SampleInput((_arg(shape, dtype, rng, (0.1, 5)), n))
+
+
+def _sample_heaviside(dtype, rng):
+    yield from sample_binary(dtype, rng, scalar_rhs=False, other_dtype_rhs=False)
+    x = _arg((2, 4), dtype, rng, (None, None))
+    x[:, ::2] = 0
+    yield SampleInput((x, _arg((4,), dtype, rng, (None, None))), broadcasts=True)
+
+
+def _sample_specials(dtype, rng):
+    """The generic shapes, then signed zeros, infinities and NaN for floating dtypes."""
+    yield from sample_unary(dtype, rng)
+    if dtype in FLOAT_DTYPES:
+        yield SampleInput((np.array([-0.0, 0.0, -np.inf, np.inf, np.nan, -1.5, 2.0], dtype=dtype),))
+
+
+OP_DB += [
+    _unary_float("logit", _np_logit, domain=(0.05, 0.95)),
+    OpInfo("logit", numgrad.logit, _np_logit, partial(sample_unary, domain=(-0.2, 1.2), kwargs={"eps": 0.1}),
+           variant="eps", domain=(-0.2, 1.2)),
+    _unary_float("erfinv", _np_erfinv, domain=(-0.9, 0.9)),
+    _unary_float("lgamma", _np_lgamma, domain=(0.1, 5)),
+    _unary_float("digamma", _np_digamma, domain=(0.1, 5)),
+    OpInfo("polygamma", lambda x, n, **kw: numgrad.polygamma(n, x, **kw), lambda x, n: _np_polygamma(n, x),
+           _sample_polygamma, torch_name=None),
+    _unary_float("i0", _np_i0),
+    OpInfo("special_i1", numgrad.special.i1, _np_i1, sample_unary, method=None, inplace=None, torch_name=None),
+    _unary_float("sinc", np.sinc),
+    _unary_float("deg2rad", np.deg2rad),
+    _unary_float("rad2deg", np.rad2deg),
+    _binary("copysign", _float_out(np.copysign)),
+    OpInfo("heaviside", numgrad.heaviside, _np_heaviside, _sample_heaviside, supports_grad=False,
+           supports_gradgrad=False, supports_forward_ad=False),
+    _binary("logaddexp2", np.logaddexp2, dtypes=FLOAT_DTYPES, sample_kw=_TENSORS_ONLY, inplace=None),
+    OpInfo("float_power", numgrad.float_power, _np_float_power,
+           partial(sample_binary, domains=((0.25, 3.0), (-2.0, 2.0))), inplace=None),
+    _unary("fix", np.trunc, dtypes=NO_BOOL, grad=False),
+    _binary("nextafter", np.nextafter, dtypes=FLOAT_DTYPES, sample_kw=_TENSORS_ONLY),
+    _binary("ldexp", _float_out(lambda x, y: x * np.exp2(y)), domains=((None, None), (-3, 3)),
+            sample_kw=_TENSORS_ONLY),
+    OpInfo("signbit", numgrad.signbit, _np_signbit, _sample_specials, inplace=None, supports_grad=False,
+           supports_gradgrad=False, supports_forward_ad=False),
+    OpInfo("isneginf", numgrad.isneginf, lambda x: np.asarray(x, dtype=np.float64) == -np.inf, _sample_specials,
+           inplace=None, supports_grad=False, supports_gradgrad=False, supports_forward_ad=False),
+    OpInfo("isposinf", numgrad.isposinf, lambda x: np.asarray(x, dtype=np.float64) == np.inf, _sample_specials,
+           inplace=None, supports_grad=False, supports_gradgrad=False, supports_forward_ad=False),
+    _unary("isreal", lambda x: np.ones(np.shape(x), dtype=bool), grad=False, inplace=None, supports_out=False),
+]
+
+
+# ------------------------------------------------------------------------------ composites, statistics, distances
+def _np_diff(x, n=1, dim=-1, prepend=None, append=None):
+    return np.diff(x, n, dim, **{k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None})
+
+
+def _sample_diff(dtype, rng):
+    def arg(shape):
+        return _arg(shape, dtype, rng, (None, None))
+    yield SampleInput((arg((2, 3)),))
+    yield SampleInput((arg((7,)), 2))
+    yield SampleInput((arg((2, 3)), 3, -1))
+    yield SampleInput((arg((0, 3)), 1, 0))
+    yield SampleInput((arg((2, 3, 2)), 1, 1, arg((2, 1, 2)), arg((2, 2, 2))), broadcasts=True)
+
+
+def _np_logcumsumexp(x, dim):
+    return x.copy() if x.ndim == 0 else np.logaddexp.accumulate(x, axis=dim)
+
+
+def _sample_logcumsumexp(dtype, rng):
+    for shape, dim in (((7,), 0), ((), 0), ((0,), 0), ((2, 3), 1), ((2, 3, 2), -2)):
+        yield SampleInput((_arg(shape, dtype, rng, (None, None)), dim))
+    if dtype in FLOAT_DTYPES:
+        yield SampleInput((np.array([-np.inf, -np.inf, 60.0, 2.0, -np.inf, 61.0], dtype=dtype), 0))
+
+
+def _np_renorm(x, p, dim, maxnorm):
+    others = tuple(i for i in range(x.ndim) if i != dim % x.ndim)
+    norm = np.sum(np.abs(x) ** p, axis=others, keepdims=True) ** (1.0 / p)
+    return x * np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+
+
+def _sample_renorm(dtype, rng):
+    # maxnorms between the slices' norms, so that some slices are rescaled and some kept.
+    for shape, p, dim, maxnorm in (((3, 4), 2, 0, 5.5), ((2, 3, 2), 1, 1, 8.0), ((2, 5), 3, -1, 5.0),
+                                   ((0, 3), 2, 1, 1.0)):
+        yield SampleInput((_arg(shape, dtype, rng, (None, None)), p, dim, maxnorm))
+
+
+def _np_vander(x, N=None, increasing=False):
+    return np.vander(x.astype(np.int64) if x.dtype.kind in "biu" else x, N, increasing)
+
+
+def _sample_vander(dtype, rng):
+    def arg(shape):
+        return _arg(shape, dtype, rng, (-3, 3))
+    yield SampleInput((arg((4,)),))
+    yield SampleInput((arg((3,)), 5, True))
+    yield SampleInput((arg((0,)),))
+    yield SampleInput((arg((4,)), 0))
+
+
+def _np_trapezoid(y, x=None, *, dx=None, dim=-1):
+    return np.trapezoid(y, x, dx=1.0 if dx is None else dx, axis=dim)
+
+
+def _np_cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    y = np.moveaxis(y, dim, -1)
+    width = (1.0 if dx is None else dx) if x is None else np.diff(x)
+    return np.moveaxis(np.cumsum(width * (y[..., 1:] + y[..., :-1]) / 2.0, -1), -1, dim)
+
+
+def _sample_trapezoid(dtype, rng, *, matrix_x=True):
+    def arg(shape, domain=(None, None)):
+        return _arg(shape, dtype, rng, domain)
+    yield SampleInput((arg((2, 3)),))
+    yield SampleInput((arg((7,)),), {"dx": 0.5})
+    yield SampleInput((arg((2, 4, 3)),), {"dim": 1})
+    yield SampleInput((arg((2, 0)),))
+    yield SampleInput((arg((2, 4)), np.cumsum(arg((4,), (0, 3)))), broadcasts=True)
+    yield SampleInput((arg((4, 2)), np.cumsum(arg((4,), (0, 3)))), {"dim": 0}, broadcasts=True)
+    if matrix_x:
+        yield SampleInput((arg((2, 3)), arg((2, 3))))
+
+
+def _np_cov(x, correction=1, fweights=None, aweights=None):
+    return np.cov(x, ddof=correction, fweights=fweights, aweights=aweights)
+
+
+def _sample_cov(dtype, rng):
+    for shape, kw in (((3, 5), {}), ((5,), {}), ((2, 4), {"correction": 0}), ((2, 6), {"correction": 2})):
+        yield SampleInput((_arg(shape, dtype, rng, (None, None)),), kw)
+
+
+def _cov_weighted(x, fweights, aweights, **kwargs):
+    return numgrad.cov(x, fweights=fweights, aweights=aweights, **kwargs)
+
+
+def _np_cov_weighted(x, fweights, aweights, correction=1):
+    return np.cov(x, ddof=correction, fweights=fweights, aweights=aweights)
+
+
+def _sample_cov_weighted(dtype, rng):
+    yield SampleInput((_arg((3, 5), dtype, rng, (None, None)), rng.integers(1, 4, 5),
+                       _arg((5,), dtype, rng, (0.5, 2))))
+    yield SampleInput((_arg((6,), dtype, rng, (None, None)), rng.integers(0, 3, 6),
+                       _arg((6,), dtype, rng, (0.5, 2))), {"correction": 0})
+
+
+def _sample_corrcoef(dtype, rng):
+    for shape in ((3, 5), (5,), (2, 4)):
+        yield SampleInput((_arg(shape, dtype, rng, (None, None)),))
+
+
+def _np_quantile(x, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return np.quantile(x, q, axis=dim, keepdims=keepdim, method=interpolation)
+
+
+def _sample_quantile(dtype, rng, *, tensor_q):
+    def q(n):
+        # Ranks q * (len - 1) away from whole numbers, where the derivative in q jumps.
+        v = rng.uniform(0.05, 0.95, n if tensor_q else ())
+        return v.astype(dtype) if tensor_q else float(v)
+    yield SampleInput((_arg((7,), dtype, rng, (None, None)), q(3)))
+    yield SampleInput((_arg((2, 3, 4), dtype, rng, (None, None)), q(2), 1, True))
+    yield SampleInput((_arg((3, 5), dtype, rng, (None, None)), q(1), -1))
+    for how in ("lower", "higher", "midpoint", "nearest"):
+        yield SampleInput((_arg((3, 5), dtype, rng, (None, None)), q(2), 0), {"interpolation": how})
+    yield SampleInput((_arg((), dtype, rng, (None, None)), q(1)))
+    if dtype in FLOAT_DTYPES:
+        nan_row = _arg((2, 4), dtype, rng, (None, None))
+        nan_row[0, 2] = np.nan
+        yield SampleInput((nan_row, q(2), 1))
+    if tensor_q:
+        yield SampleInput((_arg((5,), dtype, rng, (None, None)), np.zeros(0, dtype=dtype)))
+
+
+def _np_block_diag(*arrays):
+    blocks = [a if a.ndim == 2 else a.reshape(1, -1) for a in arrays]
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)), np.result_type(*blocks))
+    r = c = 0
+    for b in blocks:
+        out[r:r + b.shape[0], c:c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return out
+
+
+def _sample_block_diag(dtype, rng):
+    def arg(shape, dt=dtype):
+        return _arg(shape, dt, rng, (None, None))
+    yield SampleInput((arg((2, 3)), arg((1, 2))))
+    yield SampleInput((arg(()), arg((3,)), arg((2, 2))), broadcasts=True)
+    yield SampleInput((arg((0, 2)), arg((2, 0)), arg((1, 1))), broadcasts=True)
+    yield SampleInput((arg((2, 2)), arg((1, 3), "float64" if dtype != "float64" else "int32")), broadcasts=True)
+
+
+def _np_cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    def norm(v):
+        return np.maximum(np.sqrt(np.sum(v * v, axis=dim, keepdims=True)), eps)
+    return np.sum((x1 / norm(x1)) * (x2 / norm(x2)), axis=dim)
+
+
+def _sample_cosine_similarity(dtype, rng):
+    def arg(shape):
+        return _arg(shape, dtype, rng, (None, None))
+    yield SampleInput((arg((2, 3)), arg((2, 3))))
+    yield SampleInput((arg((3, 4)), arg((3, 4)), 0))
+    yield SampleInput((arg((5,)), arg((5,)), 0))
+    yield SampleInput((arg((2, 1, 3)), arg((4, 3))), {"dim": -1}, broadcasts=True)
+    zero_row = arg((2, 3))
+    zero_row[1] = 0
+    yield SampleInput((zero_row, arg((2, 3))), {"eps": 1e-3})
+
+
+def _np_pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return np.linalg.norm(x1 - x2 + eps, ord=p, axis=-1, keepdims=keepdim)
+
+
+def _sample_pairwise_distance(dtype, rng):
+    # x1 > x2 throughout: an unsigned difference would wrap (in PyTorch too).
+    def pair(s1, s2):
+        return _arg(s1, dtype, rng, (5, 9)), _arg(s2, dtype, rng, (0, 4))
+    yield SampleInput(pair((2, 3), (2, 3)))
+    yield SampleInput(pair((4,), (4,)), {"p": 1.0})
+    yield SampleInput(pair((2, 2, 3), (2, 2, 3)), {"p": 3.0, "keepdim": True})
+    yield SampleInput(pair((2, 3), (2, 3)), {"p": math.inf})
+    yield SampleInput(pair((2, 3), (3,)), broadcasts=True)
+
+
+def _np_pdist(x, p=2):
+    i, j = np.triu_indices(x.shape[0], 1)
+    return np.linalg.norm(x[i] - x[j], ord=p, axis=-1)
+
+
+def _sample_pdist(dtype, rng):
+    for shape, args in (((4, 3), ()), ((5, 2), (1.0,)), ((3, 4), (math.inf,)), ((1, 3), ()), ((0, 3), ())):
+        yield SampleInput((_arg(shape, dtype, rng, (None, None)),) + args)
+
+
+def _aminmax(x, **kwargs):
+    return numgrad.stack(numgrad.aminmax(x, **kwargs))
+
+
+def _np_aminmax(x, dim=None, keepdim=False):
+    return np.stack([np.amin(x, axis=dim, keepdims=keepdim), np.amax(x, axis=dim, keepdims=keepdim)])
+
+
+def _sample_aminmax(dtype, rng):
+    for shape, kw in (((4, 5), {}), ((4, 5), {"dim": 1}), ((2, 3, 2), {"dim": -1, "keepdim": True}),
+                      ((2, 3), {"keepdim": True}), ((), {}), ((), {"dim": 0})):
+        yield SampleInput((_arg(shape, dtype, rng, (None, None)),), kw)
+
+
+def _np_nanmedian(x, dim=None, keepdim=False):
+    """The lower median of the non-NaN values; NaN for none."""
+    def lower(v):
+        v = np.sort(v[~np.isnan(v)]) if v.dtype.kind == "f" else np.sort(v)
+        return v[(v.size - 1) // 2] if v.size else np.nan
+    if dim is None:
+        return np.asarray(lower(x.reshape(-1)))
+    r = np.apply_along_axis(lower, dim, x.reshape(1) if x.ndim == 0 else x)
+    r = r.reshape(()) if x.ndim == 0 else r
+    return np.expand_dims(r, dim) if keepdim and x.ndim else r
+
+
+def _nanmedian_values(x, *args, **kwargs):
+    return numgrad.nanmedian(x, *args, **kwargs).values
+
+
+def _sample_nanmedian(dtype, rng, *, dims):
+    def arg(shape):
+        return _arg(shape, dtype, rng, (None, None))
+    cases = ([((7,), (0,)), ((2, 3, 2), (1, True)), ((4, 5), (-1,)), ((), (0,))] if dims else
+             [((7,), ()), ((2, 3), ()), ((), ())])
+    for shape, args in cases:
+        yield SampleInput((arg(shape),) + args)
+    if dtype in FLOAT_DTYPES:
+        x = arg((3, 4))
+        x[0, 1] = x[1, :] = x[2, 0] = np.nan
+        yield SampleInput((x,) + ((1,) if dims else ()))
+        if not dims:
+            yield SampleInput((arg((0,)),))
+
+
+_DIST_TOL = {"float16": (1e-2, 1e-2), "float32": (1e-5, 1e-5)}
+OP_DB += [
+    OpInfo("diff", numgrad.diff, _np_diff, _sample_diff, inplace=None, kind="movement"),
+    OpInfo("logcumsumexp", numgrad.logcumsumexp, _np_logcumsumexp, _sample_logcumsumexp, FLOAT_DTYPES,
+           inplace=None, kind="reduction", tolerances={"float16": (5e-3, 5e-3)}),
+    OpInfo("renorm", numgrad.renorm, _np_renorm, _sample_renorm, FLOAT_DTYPES, tolerances=_F16_COMPOSITE,
+           kind="reduction"),
+    OpInfo("vander", numgrad.vander, _np_vander, _sample_vander, method=None, inplace=None, supports_out=False,
+           tolerances=_F16_COMPOSITE, kind="movement"),
+    OpInfo("trapezoid", numgrad.trapezoid, _np_trapezoid, _sample_trapezoid, NO_BOOL, method=None,
+           inplace=None, supports_out=False, tolerances=_F16_COMPOSITE, kind="reduction"),
+    OpInfo("cumulative_trapezoid", numgrad.cumulative_trapezoid, _np_cumulative_trapezoid,
+           partial(_sample_trapezoid, matrix_x=False), NO_BOOL, method=None, inplace=None, supports_out=False,
+           tolerances=_F16_COMPOSITE, kind="reduction"),
+    OpInfo("cov", numgrad.cov, _np_cov, _sample_cov, NO_BOOL, inplace=None, supports_out=False,
+           tolerances=_DIST_TOL, kind="linalg"),
+    OpInfo("cov", _cov_weighted, _np_cov_weighted, _sample_cov_weighted, FLOAT_DTYPES, variant="weights", method=None,
+           inplace=None, supports_out=False, torch_name=None, tolerances=_DIST_TOL, kind="linalg"),
+    OpInfo("corrcoef", numgrad.corrcoef, np.corrcoef, _sample_corrcoef, NO_BOOL, inplace=None,
+           supports_out=False, tolerances=_DIST_TOL, kind="linalg"),
+    OpInfo("quantile", numgrad.quantile, _np_quantile, partial(_sample_quantile, tensor_q=False),
+           ("float32", "float64"), inplace=None, kind="reduction"),
+    OpInfo("quantile", numgrad.quantile, _np_quantile, partial(_sample_quantile, tensor_q=True),
+           ("float32", "float64"), variant="tensor_q", inplace=None, kind="reduction"),
+    OpInfo("block_diag", numgrad.block_diag, _np_block_diag, _sample_block_diag, method=None, inplace=None,
+           supports_out=False, kind="movement"),
+    OpInfo("cosine_similarity", _F.cosine_similarity, _np_cosine_similarity, _sample_cosine_similarity,
+           FLOAT_DTYPES, method=None, inplace=None, supports_out=False, tolerances=_DIST_TOL, kind="reduction"),
+    OpInfo("pairwise_distance", _F.pairwise_distance, _np_pairwise_distance, _sample_pairwise_distance, NO_BOOL,
+           method=None, inplace=None, supports_out=False, tolerances=_DIST_TOL, kind="reduction"),
+    OpInfo("pdist", _F.pdist, _np_pdist, _sample_pdist, ("float32", "float64"), method=None, inplace=None,
+           supports_out=False, tolerances=_DIST_TOL, kind="reduction"),
+    # Ops with two results: the table checks them stacked (aminmax) or their values (nanmedian).
+    OpInfo("aminmax", _aminmax, _np_aminmax, _sample_aminmax, method=None, inplace=None, supports_out=False,
+           torch_name=None, kind="reduction"),
+    OpInfo("nanmedian", numgrad.nanmedian, _np_nanmedian, partial(_sample_nanmedian, dims=False), NO_BOOL,
+           inplace=None, supports_out=False, kind="reduction"),
+    OpInfo("nanmedian", _nanmedian_values, _np_nanmedian, partial(_sample_nanmedian, dims=True), NO_BOOL,
+           variant="dim", method=None, inplace=None, supports_out=False, torch_name=None, kind="reduction"),
 ]
 
 

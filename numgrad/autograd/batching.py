@@ -45,6 +45,7 @@ def _copy_into(t, ans, x, src):
 BATCHED_JVP = {
     "view": (lambda t, ans, x, shape: t.reshape((t.shape[0],) + tuple(shape)),),
     "reshape_alias": (lambda t, ans, x, shape: t.reshape((t.shape[0],) + tuple(shape)),),
+    "unsafe_view": (lambda t, ans, x, shape: t.reshape((t.shape[0],) + tuple(shape)),),
     "expand": (_expand,),
     "permute": (lambda t, ans, x, dims: t.permute((0,) + _shift(dims)),),
     "transpose": (lambda t, ans, x, dim0, dim1: t.transpose(dim0 + 1, dim1 + 1),),

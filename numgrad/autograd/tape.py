@@ -547,7 +547,12 @@ def check_inplace(target):
     if target.requires_grad and target.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     base = target._base
-    if base is not None and base.requires_grad and base.grad_fn is None:
+    if base is None:
+        return
+    if target.grad_fn is not None or base.requires_grad:
+        from .views_history import check_multi_output_write
+        check_multi_output_write(target)
+    if base.requires_grad and base.grad_fn is None:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -599,6 +604,32 @@ def plain(x):
     forward from other ops before :func:`record_result` gives it one node; other operands
     (numbers) pass through."""
     return x._view(x._shape, x._strides) if hasattr(x, "_storage") else x
+
+
+def snapshot(x):
+    """A copy of tensor ``x`` that carries x's history and tangent: what a node of an in-place
+    op reads of ``x`` once the write has overwritten it (PyTorch saves such a copy too)."""
+    fn, nr = edge(x)  # a view's history is brought up to date first
+    copy = plain(x).clone()
+    if fn is not None and x.grad_fn is not None:
+        copy.requires_grad = True
+        copy.grad_fn = fn
+        copy._output_nr = nr
+    copy._fw_tangent = x._fw_tangent
+    return copy
+
+
+def save_snapshot(node, x):
+    """``x`` is about to be written in place: if ``node`` saved it as its first input, the node
+    reads a :func:`snapshot` of it instead."""
+    saved = getattr(node, "_saved", None)
+    if saved is None or node._versions is None or len(saved) < 2 or saved[1] is not x:
+        return
+    copy = snapshot(x)
+    versions = list(node._versions)
+    versions[1] = copy._storage._counter[0]
+    node._saved = (saved[0], copy) + saved[2:]
+    node._versions = tuple(versions)
 
 
 def record_result(op, inputs, result, params=None, variant=None):

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from . import scalar_math
-from .registry import elementwise, run_elementwise
+from . import scalar_math, special_math
+from .registry import OPS, _tagged, elementwise, run_elementwise
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -50,7 +51,10 @@ elementwise("sub", lambda x, y: x - y, nin=2, bool_ok=False,
 elementwise("mul", lambda x, y: x * y, nin=2, d=(lambda ans, x, y: y, lambda ans, x, y: x))
 elementwise("div", lambda x, y: x / y, nin=2, result="float",
             vjp=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
-            jvp=(lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)))
+            jvp=(lambda t, ans, x, y: t / y, lambda t, ans, x, y: -t * x / (y * y)),
+            # PyTorch runs number / tensor as reciprocal() * number, so names that node MulBackward0;
+            # numgrad divides once (one rounding), under PyTorch's name.
+            variants={"st": "MulBackward0"})
 
 
 def _floor_divide(x, y):
@@ -83,6 +87,7 @@ elementwise("fmod", _fmod, nin=2, bool_ok=False, variants={"tt": "FmodBackward1"
             d=(lambda ans, x, y: 1.0 + ans * 0, lambda ans, x, y: -trunc(x / y)))
 
 
+@register_jitable
 def _pow(x, y):
     # Squares (``x ** 2`` in every loss) skip the pow call; x * x is exactly rounded too.
     if y == 2:
@@ -91,11 +96,8 @@ def _pow(x, y):
 
 
 def _pow_dx(ans, x, y):
-    # y * x**(y-1), written so that y == 0 gives 0 even at x == 0; a nonzero Python-scalar
-    # exponent needs no mask.
-    if not hasattr(y, "_storage") and y != 0:
-        return x * 2 if y == 2 else y * pow(x, y - 1)
-    return where(_eq0(y), 0.0, y * pow(x, y - 1))
+    # y * x**(y-1) for a tensor exponent, written so that y == 0 gives 0 even at x == 0.
+    return where(y == 0, 0.0, y * pow(x, y - 1))
 
 
 def _pow_dy(ans, x, y):
@@ -103,17 +105,42 @@ def _pow_dy(ans, x, y):
     return where((x == 0) & (y >= 0), 0.0, ans * log(x))
 
 
-def _eq0(y):
-    return y == 0 if hasattr(y, "_storage") else _as_tensor_bool(y == 0)
+def _pow_vjp_x(g, ans, x, y):
+    # A Python-scalar exponent (``x ** 2`` in every loss) runs one fused kernel, not two.
+    if hasattr(y, "_storage"):
+        return g * _pow_dx(ans, x, y)
+    return pow_backward(g, x, y)
 
 
-def _as_tensor_bool(v):
-    from ..creation import tensor
-    return tensor(bool(v))
+_tagged(_pow_vjp_x, _pow_dx)  # it reads what _pow_dx reads
 
 
-elementwise("pow", _pow, nin=2, bool_ok=False, d=(_pow_dx, _pow_dy),
-            variants={"tt": "PowBackward1", "st": "PowBackward2"})
+elementwise("pow", _pow, nin=2, bool_ok=False, variants={"tt": "PowBackward1", "st": "PowBackward2"},
+            vjp=(_pow_vjp_x, _tagged(lambda g, ans, x, y: g * _pow_dy(ans, x, y), _pow_dy)),
+            jvp=(_pow_vjp_x, lambda t, ans, x, y: t * _pow_dy(ans, x, y)))
+
+
+def _pow_backward(g, x, y):
+    # g * y * x**(y-1) for a scalar y; 0 (times g, so that NaN stays NaN) for y == 0, even at x == 0.
+    # y / y is 1 in the compute dtype: a literal 1 would widen float32 arithmetic to float64.
+    if y == 0:
+        return g * 0.0
+    if y == 2:
+        return g * (x + x)
+    return g * (y * _pow(x, y - y / y))
+
+
+def _pow_backward_dx(gg, ans, g, x, y):
+    # d/dx of g * y * x**(y-1) is g * y * (y-1) * x**(y-2); the rule is constant for y == 0.
+    if y == 0:
+        return gg * g * 0.0
+    return pow_backward(gg * g, x, y - 1) * y
+
+
+# PyTorch computes this product in its pow rule, so its node under create_graph is a Mul.
+elementwise("pow_backward", _pow_backward, nin=3, result="floating", backward_name="MulBackward0",
+            vjp=(lambda gg, ans, g, x, y: pow_backward(gg, x, y), _pow_backward_dx, None),
+            jvp=(lambda t, ans, g, x, y: pow_backward(t, x, y), _pow_backward_dx, None))
 
 
 def _atan2(y, x):
@@ -557,6 +584,172 @@ _activation("softplus", _softplus, _softplus_backward, _softplus_dd, nparams=2)
 _activation("hardtanh", _clamp, _hardtanh_backward, None, nparams=2)
 
 
+# SELU is ELU scaled (PyTorch runs it as elu, hence the node's name).
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def _selu(x):
+    return x * _like(x, _SELU_SCALE) if x > 0 else _like(x, _SELU_SCALE * _SELU_ALPHA) * math.expm1(x)
+
+
+def _selu_backward(g, x):
+    if x > 0:
+        return g * _like(x, _SELU_SCALE)
+    return g * _like(x, _SELU_SCALE * _SELU_ALPHA) * scalar_math.exp(x)
+
+
+# As PyTorch's, the second derivatives of selu and celu vanish at 0 itself.
+def _selu_dd(x):
+    return where(x < 0, (_SELU_SCALE * _SELU_ALPHA) * exp(clamp_max(x, 0.0)), 0.0)
+
+
+def _celu(x, alpha):
+    return x if x > 0 else alpha * math.expm1(x / alpha)
+
+
+def _celu_backward(g, x, alpha):
+    return g if x > 0 else g * scalar_math.exp(x / alpha)
+
+
+def _celu_dd(x, alpha):
+    return where(x < 0, exp(clamp_max(x, 0.0) / alpha) / alpha, 0.0)
+
+
+# mish = x tanh(softplus(x)), softplus in its overflow-free form.
+@register_jitable
+def _tanh_softplus(x):
+    sp = (x if x > 0 else _like(x, 0.0)) + math.log1p(scalar_math.exp(-_magnitude(x)))
+    return scalar_math.tanh(sp)
+
+
+def _mish(x):
+    return x * _tanh_softplus(x)
+
+
+def _mish_backward(g, x):
+    t = _tanh_softplus(x)
+    return g * (t + x * scalar_math.sigmoid(x) * (_like(x, 1.0) - t * t))
+
+
+def _mish_dd(x):
+    # tanh(log(1 + e)) = n / (n + 2) with n = e (e + 2); past x = 20 it is 1 to double precision,
+    # and the clamp keeps n finite.
+    e = exp(clamp_max(x, 20.0))
+    n = e * (e + 2)
+    t = n / (n + 2)
+    s = sigmoid(x)
+    return (1 - t * t) * s * (2 + x * (1 - s) - 2 * x * s * t)
+
+
+def _hardswish(x):
+    if x <= -3:
+        return _like(x, 0.0)
+    if x >= 3:
+        return x
+    return x * (x + _like(x, 3.0)) / _like(x, 6.0)
+
+
+def _hardswish_backward(g, x):
+    if x <= -3:
+        return _like(g, 0.0)
+    if x < 3:
+        return g * (x / _like(x, 3.0) + _like(x, 0.5))
+    return g
+
+
+def _hardswish_dd(x):
+    # 1/3 strictly inside (-3, 3): twice hardsigmoid's slope, in x's dtype.
+    return run_elementwise(OPS["hardsigmoid_backward"], (2.0, x))
+
+
+def _hardsigmoid(x):
+    if x <= -3:
+        return _like(x, 0.0)
+    if x >= 3:
+        return _like(x, 1.0)
+    return x / _like(x, 6.0) + _like(x, 0.5)
+
+
+def _hardsigmoid_backward(g, x):
+    return g / _like(g, 6.0) if -3 < x < 3 else _like(g, 0.0)
+
+
+def _softsign(x):
+    return x / (_like(x, 1.0) + _magnitude(x))
+
+
+def _softsign_backward(g, x):
+    d = _like(x, 1.0) + _magnitude(x)
+    return g / (d * d)
+
+
+def _softsign_dd(x):
+    d = 1 + abs(x)
+    return -2 * sign(x) / (d * d * d)
+
+
+def _softshrink(x, lambd):
+    if x > lambd:
+        return x - lambd
+    if x < -lambd:
+        return x + lambd
+    return x - x
+
+
+def _shrink_backward(g, x, lambd):
+    return g if x > lambd or x < -lambd else _like(g, 0.0)
+
+
+def _hardshrink(x, lambd):
+    return x if x > lambd or x < -lambd else x - x
+
+
+def _tanhshrink(x):
+    return x - scalar_math.tanh(x)
+
+
+def _tanhshrink_backward(g, x):
+    t = scalar_math.tanh(x)
+    return g * t * t
+
+
+def _tanhshrink_dd(x):
+    t = tanh(x)
+    return 2 * t * (1 - t * t)
+
+
+def _threshold(x, threshold, value):
+    return x if x > threshold else value
+
+
+def _threshold_backward(g, x, threshold, value):
+    return g if x > threshold else _like(g, 0.0)
+
+
+_activation("selu", _selu, _selu_backward, _selu_dd, backward_name="EluBackward0")
+_activation("celu", _celu, _celu_backward, _celu_dd, nparams=1)
+_activation("mish", _mish, _mish_backward, _mish_dd)
+_activation("hardswish", _hardswish, _hardswish_backward, _hardswish_dd)
+_activation("hardsigmoid", _hardsigmoid, _hardsigmoid_backward, None)
+# softsign and tanhshrink are composites in PyTorch, whose last node names them.
+_activation("softsign", _softsign, _softsign_backward, _softsign_dd, backward_name="DivBackward0")
+_activation("tanhshrink", _tanhshrink, _tanhshrink_backward, _tanhshrink_dd, backward_name="SubBackward0")
+_activation("softshrink", _softshrink, _shrink_backward, None, nparams=1)
+_activation("hardshrink", _hardshrink, _shrink_backward, None, nparams=1)
+# "threshold_backward" is ReLU's kernel; in place, the node reads a copy of the input.
+_activation("threshold_value", _threshold, _threshold_backward, None, nparams=2,
+            backward_name="ThresholdBackward0").variants["inplace"] = "ThresholdBackward1"
+# rrelu's slope is a scalar in eval and a tensor of random slopes in training: leaky_relu's math.
+_activation("rrelu_with_noise", _leaky_relu, _leaky_relu_backward, None, nparams=1)
+# prelu's slope is a learnable tensor, broadcast over the channels.
+elementwise("prelu_kernel", _leaky_relu, nin=2, result="floating",
+            d=(lambda ans, x, w: where(x > 0, 1.0, w), lambda ans, x, w: clamp_max(x, 0.0)))
+# glu over its two halves a, b (the node itself is recorded on the whole input).
+elementwise("glu_halves", lambda a, b: a * scalar_math.sigmoid(b), nin=2, result="floating",
+            d=(lambda ans, a, b: sigmoid(b), lambda ans, a, b: ans * (1 - sigmoid(b))))
+
+
 # ---------------------------------------------------------------------------------- more math
 def _nan_to_num(x, nan, posinf, neginf):
     if x != x:
@@ -608,5 +801,129 @@ elementwise("xlogy", _xlogy, nin=2, result="float", variants={"st": "XlogyBackwa
 elementwise("logaddexp", _logaddexp, nin=2, result="floating",
             d=(lambda ans, x, y: sigmoid(x - y), lambda ans, x, y: sigmoid(y - x)))
 
+# ---------------------------------------------------------------------------------- special functions
+# The scalar bodies live in ``special_math`` (float64 inside, poles guarded); derivatives chain
+# through the family: lgamma' = digamma, digamma' = polygamma(1), polygamma(n)' = polygamma(n + 1),
+# i0' = i1.
+_SQRT_PI_2 = math.sqrt(math.pi) / 2.0
+_DEG = math.pi / 180.0
+
+
+def _logit_d(x, eps):
+    # 1 / (x (1 - x)) inside the clamp; outside it 0 (eps given) or NaN (off [0, 1]), as PyTorch's.
+    if eps < 0:
+        return where((x < 0) | (x > 1), math.nan, 1 / (x * (1 - x)))
+    return where((x < eps) | (x > 1 - eps), 0.0, 1 / (x * (1 - x)))
+
+
+# logit(x, eps) with eps < 0 meaning no clamp (eps=None), as ATen encodes it.
+elementwise("logit", special_math.logit, nin=2, result="float",
+            vjp=(lambda g, ans, x, eps: g * _logit_d(x, eps), None),
+            jvp=(lambda t, ans, x, eps: t * _logit_d(x, eps), None))
+elementwise("erfinv", special_math.erfinv, result="float", d=lambda ans, x: _SQRT_PI_2 * exp(ans * ans))
+elementwise("lgamma", special_math.lgamma, result="float", d=lambda ans, x: digamma(x))
+elementwise("digamma", special_math.digamma, result="float", d=lambda ans, x: polygamma(1, x))
+elementwise("polygamma", special_math.polygamma, nin=2, result="float",
+            vjp=(None, lambda g, ans, n, x: g * polygamma(n + 1, x)),
+            jvp=(None, lambda t, ans, n, x: t * polygamma(n + 1, x)))
+elementwise("i0", special_math.i0, result="float", d=lambda ans, x: special_i1(x))
+# i1'(x) = i0(x) - i1(x) / x, 1/2 at 0.
+elementwise("special_i1", special_math.i1, result="float",
+            d=lambda ans, x: where(x == 0, 0.5, i0(x) - ans / x))
+# sinc'(x) = (cos(pi x) - sinc(x)) / x, 0 at 0.
+elementwise("sinc", special_math.sinc, result="float",
+            d=lambda ans, x: where(x == 0, 0.0, (cos(x * math.pi) - ans) / x))
+elementwise("deg2rad", lambda x: x * _like(x, _DEG), result="float",
+            vjp=(lambda g, ans, x: g * _DEG,), jvp=(lambda t, ans, x: t * _DEG,), backward_name="Deg2RadBackward0")
+elementwise("rad2deg", lambda x: x * _like(x, 1.0 / _DEG), result="float",
+            vjp=(lambda g, ans, x: g * (1.0 / _DEG),), jvp=(lambda t, ans, x: t * (1.0 / _DEG),),
+            backward_name="Rad2DegBackward0")
+
+
+def _copysign_dx(x, ans):
+    # ans / x is the sign flip; 0 where x is 0, as PyTorch's.
+    return where(x == 0, 0.0, ans / x)
+
+
+elementwise("copysign", lambda x, y: math.copysign(x, y), nin=2, result="float",
+            variants={"ts": "CopysignBackward1"},
+            vjp=(lambda g, ans, x, y: g * _copysign_dx(x, ans), _zero),
+            jvp=(lambda t, ans, x, y: t * _copysign_dx(x, ans), _zero))
+
+
+def _heaviside(x, values):
+    # NaN compares false, so it gives 0, as PyTorch's.
+    if x == 0:
+        return values
+    return _like(x, 1) if x > 0 else _like(x, 0)
+
+
+elementwise("heaviside", _heaviside, nin=2, differentiable=False)
+
+
+def _logaddexp2(x, y):
+    if x == y:
+        return x + _like(x, 1.0) if x - x == 0 else x
+    m = x if x > y else y
+    return m + math.log1p(_like(x, 2.0) ** -_magnitude(x - y)) / _like(x, _LN2)
+
+
+elementwise("logaddexp2", _logaddexp2, nin=2, result="floating",
+            d=(lambda ans, x, y: sigmoid((x - y) * _LN2), lambda ans, x, y: sigmoid((y - x) * _LN2)))
+elementwise("ldexp", lambda x, y: x * _like(x, 2.0) ** y, nin=2, result="float",
+            d=(lambda ans, x, y: exp2(y), lambda ans, x, y: ans * _LN2))
+
+
+@register_jitable
+def _nextafter_half(x, y):
+    # The float16 neighbour of x (a float16 value held in a wider float) towards y: one step
+    # of the float16 spacing at x, halved when stepping down from a power of two.
+    if x != x or y != y:
+        return x + y
+    if x == y:
+        return y
+    if x == 0:
+        return math.copysign(2.0 ** -24, y)
+    if x == math.inf or x == -math.inf:
+        return math.copysign(65504.0, x)
+    if (x == 65504.0 and y > x) or (x == -65504.0 and y < x):
+        return math.copysign(math.inf, x)
+    m, e = math.frexp(x)
+    ulp = 2.0 ** (max(e - 1, -14) - 10)
+    if (y > x) != (x > 0) and _magnitude(m) == 0.5 and e - 1 > -14:
+        ulp *= 0.5
+    return x + ulp if y > x else x - ulp
+
+
+def _nextafter(x, y, half):
+    # ``half`` is set for float16 tensors, which the kernel sees widened to float32.
+    if half != 0:
+        return _nextafter_half(x, y)
+    return np.nextafter(x, y)
+
+
+elementwise("nextafter", _nextafter, nin=3, result="floating",
+            vjp=(lambda g, ans, x, y, h: g, _zero, None), jvp=(lambda t, ans, x, y, h: t, _zero, None))
+
+
+def _signbit(x):
+    return math.copysign(1.0, x) < 0
+
+
+@overload(_signbit)
+def _signbit_typed(x):
+    if isinstance(x, types.Float):
+        return lambda x: math.copysign(_like(x, 1.0), x) < 0
+    if isinstance(x, types.Integer):
+        return lambda x: x < 0
+    return lambda x: False
+
+
+elementwise("signbit", lambda x: _signbit(x), result="bool", differentiable=False)
+elementwise("isneginf", lambda x: x == -math.inf, result="bool", differentiable=False)
+elementwise("isposinf", lambda x: x == math.inf, result="bool", differentiable=False)
+elementwise("isreal", lambda x: True, result="bool", differentiable=False)
+
 from .functional_elementwise import *  # noqa: E402,F401,F403  (rules above call these by name)
-from .functional_elementwise import threshold_backward  # noqa: E402
+from .functional_elementwise import pow_backward, threshold_backward  # noqa: E402
+from .functional_elementwise import special_i1  # noqa: E402

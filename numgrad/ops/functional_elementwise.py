@@ -70,6 +70,12 @@ sigmoid = _unary("sigmoid", "Logistic sigmoid 1 / (1 + exp(-x)) of each element,
 relu = _unary("relu", "max(x, 0) of each element.")
 
 
+def pow_backward(grad, input, exponent):
+    """``grad * exponent * input ** (exponent - 1)`` for a Python-scalar ``exponent``, in one
+    kernel: the cotangent through ``input ** exponent``."""
+    return run_elementwise(OPS["pow_backward"], (grad, input, exponent))
+
+
 def threshold_backward(grad, result):
     """``grad`` where ``result`` is positive or NaN, 0 elsewhere: the cotangent through a ReLU."""
     return run_elementwise(OPS["threshold_backward"], (grad, result))
@@ -502,3 +508,129 @@ def hardtanh_backward(grad, input, min_val, max_val):
     """The cotangent of :func:`numgrad.nn.functional.hardtanh` at ``input``."""
     check_floating("hardtanh_backward_cpu", grad, input)
     return run_elementwise(OPS["hardtanh_backward"], (grad, input, min_val, max_val))
+
+
+# ---------------------------------------------------------------------------------- special functions
+erfinv = _unary("erfinv", "Inverse error function of each element (+/-inf at +/-1, NaN beyond).")
+lgamma = _unary("lgamma", "Natural logarithm of the absolute value of the gamma function.")
+digamma = _unary("digamma", "Logarithmic derivative of the gamma function, psi(x).")
+i0 = _unary("i0", "Modified Bessel function of the first kind, order 0.")
+sinc = _unary("sinc", "Normalized sinc sin(pi x) / (pi x), 1 at 0.")
+deg2rad = _unary("deg2rad", "Each element converted from degrees to radians.")
+rad2deg = _unary("rad2deg", "Each element converted from radians to degrees.")
+signbit = _unary("signbit", "True where an element's sign bit is set (including -0.0).")
+isneginf = _unary("isneginf", "True where an element is -inf.")
+isposinf = _unary("isposinf", "True where an element is +inf.")
+fix = trunc
+__all__.append("fix")
+
+
+def special_i1(input, *, out=None):
+    """Modified Bessel function of the first kind, order 1 (``numgrad.special.i1``)."""
+    return run_elementwise(OPS["special_i1"], (input,), out)
+
+
+def _check_tensors(name, input, other):
+    # PyTorch's binding takes no Python numbers for these ops.
+    for pos, (arg, x) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
+@_public
+def logit(input, eps=None, *, out=None):
+    """logit(input, eps=None, *, out=None) -> Tensor
+
+    log(z / (1 - z)) with z the input clamped to [eps, 1 - eps]; no clamp when ``eps`` is None."""
+    return run_elementwise(OPS["logit"], (input, -1.0 if eps is None else float(eps)), out)
+
+
+@_public
+def polygamma(n, input, *, out=None):
+    """polygamma(n, input, *, out=None) -> Tensor
+
+    The n-th derivative of the digamma function (n = 0 is digamma)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}")
+    return run_elementwise(OPS["polygamma"], (int(n), input), out)
+
+
+@_public
+def heaviside(input, values, *, out=None):
+    """heaviside(input, values, *, out=None) -> Tensor
+
+    The Heaviside step: 0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"heaviside(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return run_elementwise(OPS["heaviside"], (input, values), out)
+
+
+@_public
+def copysign(input, other, *, out=None):
+    """copysign(input, other, *, out=None) -> Tensor
+
+    The magnitude of ``input`` with the sign of ``other`` (a tensor or a number), as floats."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"copysign(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return run_elementwise(OPS["copysign"], (input, other), out)
+
+
+@_public
+def logaddexp2(input, other, *, out=None):
+    """logaddexp2(input, other, *, out=None) -> Tensor
+
+    log2(2**input + 2**other) of each pair, computed without overflow."""
+    _check_tensors("logaddexp2", input, other)
+    return run_elementwise(OPS["logaddexp2"], (input, other), out)
+
+
+@_public
+def nextafter(input, other, *, out=None):
+    """nextafter(input, other, *, out=None) -> Tensor
+
+    The next representable floating-point value after ``input`` towards ``other``."""
+    _check_tensors("nextafter", input, other)
+    rt = dtypes.result_type(input, other)
+    if not rt.is_floating_point:
+        # Checked here: the float16 flag operand must not decide the compute dtype.
+        raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{torch_type_name(rt)}\'')
+    return run_elementwise(OPS["nextafter"], (input, other, 1 if rt is dtypes.float16 else 0), out)
+
+
+@_public
+def ldexp(input, other, *, out=None):
+    """ldexp(input, other, *, out=None) -> Tensor
+
+    input * 2 ** other, elementwise."""
+    _check_tensors("ldexp", input, other)
+    return run_elementwise(OPS["ldexp"], (input, other), out)
+
+
+@_public
+def float_power(input, exponent, *, out=None):
+    """float_power(input, exponent, *, out=None) -> Tensor
+
+    ``input ** exponent`` computed in double precision: the result is always float64."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power() expects at least one Tensor argument")
+    base, exp_ = [x.to(dtypes.float64) if isinstance(x, Tensor) else float(x) for x in (input, exponent)]
+    if out is not None and out.dtype is not dtypes.float64:
+        raise RuntimeError(f"the output given to float_power has dtype {torch_type_name(out.dtype)} but the "
+                           f"operation's result requires dtype Double")
+    return pow(base, exp_, out=out)
+
+
+@_public
+def isreal(input):
+    """isreal(input) -> Tensor
+
+    True where an element is real: everywhere, for numgrad's real dtypes."""
+    return run_elementwise(OPS["isreal"], (input,))

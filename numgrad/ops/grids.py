@@ -1,12 +1,15 @@
 """Coordinate grids and rotations composed from views and copies: meshgrid, cartesian_prod, rot90.
 
-Everything here is written in numgrad ops, so gradients flow through the views they return.
+Everything here is written in numgrad ops, so gradients flow through the views they return;
+rot90 records one node of its own (PyTorch's Rot90Backward0).
 """
 from __future__ import annotations
 
 import operator
 
 from .. import shapes
+from ..autograd.tape import plain, record_result
+from .registry import primitive
 
 __all__ = ["meshgrid", "cartesian_prod", "rot90"]
 
@@ -85,10 +88,18 @@ def rot90(input, k: int = 1, dims=(0, 1)):
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
                            f"dim1 = {dims[1]}")
     k = operator.index(k) % 4
+    x = plain(input)
     if k == 1:
-        return input.flip(d1).transpose(d0, d1)
-    if k == 2:
-        return input.flip([d0, d1])
-    if k == 3:
-        return input.flip(d0).transpose(d0, d1)
-    return input.clone()
+        r = x.flip(d1).transpose(d0, d1)
+    elif k == 2:
+        r = x.flip([d0, d1])
+    elif k == 3:
+        r = x.flip(d0).transpose(d0, d1)
+    else:
+        r = x.clone()
+    # plain: the transposed copy is the result itself, not a view of a hidden tensor.
+    return record_result(_rot90_op, (input,), plain(r), {"k": k, "dims": (d0, d1)})
+
+
+_rot90_op = primitive("rot90", 1, vjp=(lambda g, ans, x, k, dims: rot90(g, -k, dims),),
+                      jvp=(lambda t, ans, x, k, dims: rot90(t, k, dims),))

@@ -10,6 +10,7 @@ from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..autograd.grad_mode import _state as _grad_state
 from .registry import primitive, torch_type_name, write_out as _write_out
+from . import views
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv",
            "addr", "baddbmm", "addbmm", "tensordot", "kron"]
@@ -173,14 +174,9 @@ def bmm(input, mat2, *, out=None):
 
 def mv(input, vec, *, out=None):
     """mv(input, vec) -> Tensor: the product of an (n x m) matrix and a vector of size m."""
-    if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
-    if input._shape[1] != vec._shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({input._shape[0]}), mat ({_shape_str(input._shape)}), "
-                           f"vec ({vec._shape[0]})")
+    _check_mv(input, vec)
     _check_same_dtype(input, vec)
-    r = mm(tape.plain(input), tape.plain(vec).unsqueeze(1)).squeeze(1)
-    return _write_out(tape.record_result(_mv_op, (input, vec), r), out)
+    return _write_out(tape.record_result(_mv_op, (input, vec), _raw_mv(input, vec)), out)
 
 
 # One node (PyTorch's MvBackward0) for the matrix product it runs.
@@ -244,7 +240,8 @@ def matmul(input, other, *, out=None):
         k = input._shape[-1]
         lead = input._shape[:-1]
         r = matmul(input.reshape(-1, k), other)
-        r = r.reshape(lead + r._shape[1:])
+        # r is a fresh product nothing else reads: PyTorch's unsafe view of it, not a copy.
+        r = views._unsafe_view(r, lead + r._shape[1:])
     else:
         r = _batched(input, other)
     return _write_out(r, out)
@@ -349,32 +346,132 @@ _addmm_op = primitive(
          lambda t, ans, bias, a, b, beta, alpha: _times(matmul(a, t), alpha)))
 
 
+def _scale_add_into(r, input, beta, alpha):
+    """``r = beta * input + alpha * r`` in the fresh product ``r``, as PyTorch forms it; ``input``
+    is ignored (even NaN) when beta is 0."""
+    if alpha != 1:
+        r.mul_(alpha)
+    if beta != 0:
+        bias = tape.plain(input)
+        if bias._shape != r._shape:
+            # expand, not the in-place broadcast: PyTorch's message for a bias of the wrong shape
+            bias = bias.expand(r._shape)
+        if beta == 1:
+            r.add_(bias)
+        else:
+            r.add_(bias, alpha=beta)
+    return r
+
+
+def _fused(op, inputs, r, beta, alpha, out):
+    """Finish an add* product: scale and add ``inputs[0]`` into ``r``, then record one node."""
+    input = inputs[0]
+    if input.dtype is r.dtype:
+        r = _scale_add_into(r, input, beta, alpha)
+    else:
+        r = _scaled_sum(tape.plain(input), r, beta, alpha, r._shape)
+    return _write_out(tape.record_result(op, inputs, r, {"beta": beta, "alpha": alpha}), out)
+
+
+def _bias_vjp(g, ans, bias, a, b, beta, alpha):
+    return _times(g, beta)
+
+
+def _bias_jvp(t, ans, bias, a, b, beta, alpha):
+    return _times(t.expand(ans._shape), beta)
+
+
+def _check_mv(input, vec):
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    if input._shape[1] != vec._shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input._shape[0]}), mat ({_shape_str(input._shape)}), "
+                           f"vec ({vec._shape[0]})")
+
+
+def _raw_mv(mat, vec):
+    """``mat @ vec`` outside the graph, as a fresh tensor."""
+    n, m = mat._shape
+    col = tape.plain(vec)._view((m, 1), (vec._strides[0], 0))
+    r = _raw_product(tape.plain(mat), col, (n, 1))
+    return r._view((n,), (r._strides[0],))
+
+
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * (mat @ vec)."""
     _same_dtype3("addmv", input, mat, vec)
-    p = mv(mat, vec)
-    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+    _check_mv(mat, vec)
+    if input.ndim > 1 or input.ndim == 1 and input._shape[0] not in (1, mat._shape[0]):
+        raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, input._shape))}), mat "
+                           f"({_shape_str(mat._shape)}), vec ({vec._shape[0]})")
+    return _fused(_addmv_op, (input, mat, vec), _raw_mv(mat, vec), beta, alpha, out)
+
+
+_addmv_op = primitive(
+    "addmv", 3,
+    vjp=(_bias_vjp,
+         lambda g, ans, bias, a, v, beta, alpha: _times(g.unsqueeze(1) * v, alpha),
+         lambda g, ans, bias, a, v, beta, alpha: _times(mv(a.t(), g), alpha)),
+    jvp=(_bias_jvp,
+         lambda t, ans, bias, a, v, beta, alpha: _times(mv(t, v), alpha),
+         lambda t, ans, bias, a, v, beta, alpha: _times(mv(a, t), alpha)))
 
 
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * outer(vec1, vec2)."""
-    p = outer(vec1, vec2)
-    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+    r = outer(tape.plain(vec1), tape.plain(vec2))
+    return _fused(_addr_op, (input, vec1, vec2), r, beta, alpha, out)
+
+
+_addr_op = primitive(
+    "addr", 3,
+    vjp=(_bias_vjp,
+         lambda g, ans, bias, u, v, beta, alpha: _times(mv(g, v.to(g.dtype)), alpha),
+         lambda g, ans, bias, u, v, beta, alpha: _times(mv(g.t(), u.to(g.dtype)), alpha)),
+    jvp=(_bias_jvp,
+         lambda t, ans, bias, u, v, beta, alpha: _times(outer(t, v), alpha),
+         lambda t, ans, bias, u, v, beta, alpha: _times(outer(u, t), alpha)))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * bmm(batch1, batch2)."""
-    p = bmm(batch1, batch2)
-    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+    if not (input.dtype is batch1.dtype is batch2.dtype):
+        raise RuntimeError(f"Input dtypes must be the same, got: input {_C10_NAME[input.dtype.name]}, batch1: "
+                           f"{_C10_NAME[batch1.dtype.name]}, batch2: {_C10_NAME[batch2.dtype.name]}")
+    _check_bmm(batch1, batch2)
+    b, n, _ = batch1._shape
+    r = _raw_product(tape.plain(batch1), tape.plain(batch2), (b, n, batch2._shape[2]))
+    return _fused(_baddbmm_op, (input, batch1, batch2), r, beta, alpha, out)
+
+
+# addmm's rules hold for stacks of matrices: matmul batches them.
+_baddbmm_op = primitive("baddbmm", 3, vjp=_addmm_op.vjp, jvp=_addmm_op.jvp)
+
+
+def _batch_sum_product(batch1, batch2):
+    # The sum over the batch is one gemm over the concatenated inner dims.
+    n, p = batch1._shape[1], batch2._shape[2]
+    return mm(batch1.permute(1, 0, 2).reshape(n, -1), batch2.reshape(-1, p))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
     _check_bmm(batch1, batch2)
-    n, p = batch1._shape[1], batch2._shape[2]
-    # The sum over the batch is one gemm over the concatenated inner dims.
-    p = mm(batch1.permute(1, 0, 2).reshape(n, -1), batch2.reshape(-1, p))
-    return _write_out(_scaled_sum(input, p, beta, alpha, p._shape), out)
+    if input.dtype is not batch1.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {torch_type_name(input.dtype)} "
+                           f"and {torch_type_name(batch1.dtype)}")
+    r = _batch_sum_product(tape.plain(batch1), tape.plain(batch2))
+    return _fused(_addbmm_op, (input, batch1, batch2), r, beta, alpha, out)
+
+
+_addbmm_op = primitive(
+    "addbmm", 3,
+    vjp=(_bias_vjp,
+         lambda g, ans, bias, a, b, beta, alpha: _times(matmul(g, b.mT), alpha),
+         lambda g, ans, bias, a, b, beta, alpha: _times(matmul(a.mT, g), alpha)),
+    jvp=(_bias_jvp,
+         lambda t, ans, bias, a, b, beta, alpha: _times(_batch_sum_product(t, b), alpha),
+         lambda t, ans, bias, a, b, beta, alpha: _times(_batch_sum_product(a, t), alpha)))
 
 
 def tensordot(a, b, dims=2, out=None):

@@ -284,12 +284,27 @@ def _cross(a, b, dim, name):
     b = b.expand(shape).movedim(d, -1)
     # c_i = eps_ijk a_j b_k: products with +-1 and 0 only, so the result is exact.
     eps = tensor(_LEVI_CIVITA, dtype=a.dtype, device=a.device)
-    return einsum("...j,...k,ijk->...i", a, b, eps).movedim(-1, d)
+    # plain: the moved result is the result itself, not a view of a hidden tensor.
+    # The dim counted from the end names the same dim of the rules' operands, whatever their ndim.
+    return tape.plain(einsum("...j,...k,ijk->...i", a, b, eps).movedim(-1, d)), d - len(shape)
+
+
+# One node (PyTorch's LinalgCrossBackward0); the engine sums cotangents over broadcast dims.
+_cross_op = primitive("linalg_cross", 2,
+                      vjp=(lambda g, ans, x, y, dim: linalg_cross(y, g, dim=dim),
+                           lambda g, ans, x, y, dim: linalg_cross(g, x, dim=dim)),
+                      jvp=(lambda t, ans, x, y, dim: linalg_cross(t, y, dim=dim),
+                           lambda t, ans, x, y, dim: linalg_cross(x, t, dim=dim)))
+
+
+def _recorded_cross(a, b, dim, name):
+    r, d = _cross(tape.plain(a), tape.plain(b), dim, name)
+    return tape.record_result(_cross_op, (a, b), r, {"dim": d})
 
 
 def linalg_cross(input, other, *, dim=-1, out=None):
     """linalg.cross(input, other, *, dim=-1) -> Tensor: cross products of 3-vectors along ``dim``."""
-    return _write_out(_cross(input, other, dim, "linalg.cross"), out)
+    return _write_out(_recorded_cross(input, other, dim, "linalg.cross"), out)
 
 
 def cross(input, other, dim=None, *, out=None):
@@ -298,7 +313,7 @@ def cross(input, other, dim=None, *, out=None):
     if dim is None:
         shape = shapes.broadcast_shapes(input._shape, other._shape)
         dim = next((k for k, s in enumerate(shape) if s == 3), -1)
-    return _write_out(_cross(input, other, dim, "linalg.cross"), out)
+    return _write_out(_recorded_cross(input, other, dim, "linalg.cross"), out)
 
 
 # ------------------------------------------------------------------------------ top-level spellings

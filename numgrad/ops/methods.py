@@ -15,13 +15,14 @@ from . import reductions as R
 from . import statistics as S
 from . import views as V
 from . import copying as C
-from .registry import OPS, backend, run_elementwise
+from . import splitting as SP
+from .registry import OPS, backend, run_elementwise, torch_type_name
 from ..autograd import tape as _tape
 from ..autograd.grad_mode import _state as _grad_state
 
 # name -> function; becomes Tensor.name(self, ...) == function(self, ...)
 METHODS = {}
-for _mod in (F, R, S, V, C):
+for _mod in (F, R, S, V, C, SP):
     for _name in _mod.__all__:
         METHODS[_name] = getattr(_mod, _name)
 for _skip in ("copy",):
@@ -38,6 +39,22 @@ def _where(self, condition, y):
 
 METHODS["where"] = _where
 
+
+def _polygamma(self, n, *, out=None):
+    """Tensor.polygamma(n) -> Tensor: ``numgrad.polygamma(n, self)``."""
+    return F.polygamma(n, self, out=out)
+
+
+def _float_power_inplace(self, exponent):
+    """In-place version of :meth:`Tensor.float_power`; ``self`` must be float64."""
+    if self.dtype is not dtypes.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {torch_type_name(self.dtype)} but the "
+                           f"operation's result requires dtype Double")
+    return F.float_power(self, exponent)
+
+
+METHODS["polygamma"] = _polygamma
+
 # elementwise ops with an in-place form ``x.name_(...)``
 INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "neg",
            "abs", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp", "exp2", "expm1", "log", "log1p",
@@ -47,7 +64,8 @@ INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder
            "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
            "bitwise_or", "bitwise_xor", "bitwise_not", "maximum", "minimum", "atan2", "subtract",
            "multiply", "divide", "negative", "absolute", "arcsin", "arccos", "arctan", "sgn", "nan_to_num",
-           "hypot", "xlogy"]
+           "hypot", "xlogy", "logit", "erfinv", "lgamma", "digamma", "i0", "sinc", "heaviside", "copysign",
+           "deg2rad", "rad2deg", "fix", "nextafter", "ldexp", "polygamma"]
 
 
 def _method(fn):
@@ -92,6 +110,7 @@ def inplace_apply(self, fn, args, kwargs, takes_out=None):
             _tape.check_inplace(self)
             result = fn(self, *args, **kwargs)
             _check_inplace(self, result)
+            _tape.save_snapshot(result.grad_fn, self)
             self._write(result)
             _tape.rebase(self, result)
             return self
@@ -135,13 +154,16 @@ for _name, _fn in METHODS.items():
 for _name in INPLACE:
     setattr(Tensor, _name + "_", (_direct_inplace if _name in ("add", "sub", "mul", "div") else _inplace)(
         METHODS[_name], _name))
+# float_power_ checks self before computing; the result is then written in place.
+Tensor.float_power_ = _inplace(_float_power_inplace, "float_power")
 
 # The unary in-place ops PyTorch also spells as functions: ``torch.sin_(x)`` is ``x.sin_()``.
 __all__ = [_name + "_" for _name in (
     "abs", "neg", "negative", "sqrt", "rsqrt", "square", "reciprocal", "exp", "exp2", "expm1", "log",
     "log1p", "log2", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh",
     "acosh", "atanh", "arcsin", "arccos", "arctan", "sigmoid", "relu", "erf", "erfc", "ceil", "floor",
-    "round", "trunc", "frac", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "xlogy")]
+    "round", "trunc", "frac", "clamp", "clip", "clamp_min", "clamp_max", "nan_to_num", "xlogy", "logit", "i0",
+    "sinc", "deg2rad", "rad2deg", "fix", "ldexp")]
 globals().update({_name: getattr(Tensor, _name) for _name in __all__})
 
 from .. import random as _random  # noqa: E402  (random imports Tensor; bound after it exists)
@@ -165,6 +187,11 @@ for _name in _comparisons.__all__:
 from . import matrix_functions as _mf  # noqa: E402
 for _name in _mf.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_mf, _name)))
+from . import composites as _composites, covariance as _covariance, quantiles as _quantiles  # noqa: E402
+for _mod in (_composites, _covariance, _quantiles):
+    for _name in _mod.TENSOR_METHODS:
+        setattr(Tensor, _name, _method(getattr(_mod, _name)))
+Tensor.renorm_ = _inplace(_composites.renorm, "renorm")
 from .grids import rot90 as _rot90  # noqa: E402
 Tensor.rot90 = _method(_rot90)
 Tensor.__matmul__ = lambda self, other: _linalg.matmul(self, other)

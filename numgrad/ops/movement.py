@@ -466,8 +466,23 @@ def diag(input, diagonal=0, *, out=None):
     if input.ndim == 1:
         return _out(diag_embed(input, diagonal, 0, 1), out)
     if input.ndim == 2:
-        return _out(input.diagonal(diagonal).clone(), out)
+        r = _plain(input).diagonal(diagonal).clone()
+        return _out(_record(_diagonal_copy_op, (input,), r, {"offset": diagonal, "dim1": 0, "dim2": 1}), out)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def _diagonal_backward(g, ans, x, offset, dim1, dim2):
+    # Only x's shape is read (so saved), as PyTorch's: x may change in place before backward.
+    from ..creation import zeros
+    out = zeros(x.shape, dtype=g.dtype, device=g.device)
+    out.diagonal(offset, dim1, dim2).copy_(g)
+    return out
+
+
+# A copied diagonal: PyTorch names its node after diagonal_copy, the op diag of a matrix runs.
+_diagonal_copy_op = primitive(
+    "diagonal_copy", 1, backward_name="DiagonalBackward0_copy", vjp=(_diagonal_backward,),
+    jvp=(lambda t, ans, x, offset, dim1, dim2: t.diagonal(offset, dim1, dim2).clone(),))
 
 
 def diagflat(input, offset=0):

@@ -1,7 +1,8 @@
-"""Reductions composed from the kernel-backed ones: mean, var/std, dist, logsumexp,
-count_nonzero, nansum/nanmean. mean, var, std, dist and logsumexp declare their own rules only to
-be recorded as one node each, as PyTorch's MeanBackward0, VarBackward0, ... are; the others'
-derivatives follow from their parts."""
+"""Reductions composed from the kernel-backed ones: mean, var/std (and with the mean),
+dist, logsumexp, count_nonzero, nansum/nanmean. mean, var, std, var_mean, std_mean, dist and
+logsumexp declare their own rules only to be recorded as one node each, as PyTorch's
+MeanBackward0, VarBackward0, VarMeanBackward0, ... are; the others' derivatives follow from their
+parts."""
 from __future__ import annotations
 
 import math
@@ -11,6 +12,7 @@ from ..devices import CPU
 from ..memo import Memo
 from . import functional_elementwise as F
 from ..autograd import profiler as _profiler
+from ..autograd import tape as _tape
 from ..autograd.tape import plain as _plain, record_result
 from .reductions import _all_ints, _dims, _reduced_shape, _sum, _unreduce, _write_out, amax, sum
 from .registry import backend, primitive, torch_type_name
@@ -128,12 +130,31 @@ def _correction(name, x, dim, unbiased, correction):
 
 
 def _var(x, dim, keepdim, correction):
+    """The variance of ``x`` (outside the graph) over ``dim``, its mean and the reduced dims."""
     dims = _dims(dim, x.ndim)
-    n = _numel(x._shape, dims)
-    m = sum(x, dims, True) / n if n else sum(x, dims, True) * math.nan
-    d = x - m
+    m = mean(x, dims, keepdim)
+    d = x - (m if keepdim else m.reshape(_reduced_shape(x._shape, dims, True)))
     # PyTorch clamps the degrees of freedom at 0: division then gives inf or NaN.
-    return sum(d * d, dims, keepdim) / _builtin_max(0, n - correction), m, dims
+    dof = _builtin_max(0, _numel(x._shape, dims) - correction)
+    return _sum_div(d * d, dims, keepdim, dof), m, dims
+
+
+# Plans of sums divided in the same kernel call, keyed by the (fresh, contiguous) operand's
+# geometry, the dims and the divisor; False marks calls for the general path.
+_sum_div_plans = Memo()
+
+
+def _sum_div(x, dims, keepdim, divisor):
+    if x._storage.device is CPU and not _profiler.enabled:
+        key = (x.dtype, x._shape, x._strides, dims, keepdim, divisor)
+        run = _sum_div_plans.get(key)
+        if run is None:
+            run = backend(x.device).reduce_plan(_sum, x, dims, x.dtype, 0, _reduced_shape(x._shape, dims, keepdim),
+                                                x.dtype, divisor=divisor)
+            run = _sum_div_plans[key] = run or False
+        if run:
+            return run(x)
+    return sum(x, dims, keepdim) / divisor
 
 
 def _var_grad(v, x, dims, keepdim, correction):
@@ -186,26 +207,48 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     return _write_out(r, out)
 
 
-def _with_mean(x, v, m, dims, keepdim):
-    return v, (m if keepdim else m.reshape(_reduced_shape(x._shape, dims, False)))
+def _mean_vjp(g, x, dims, keepdim):
+    return _mean_op.vjp[0](g, None, x, dims, keepdim, None)
+
+
+# One node for both results (output 0 the variance or deviation, output 1 the mean): the rule
+# receives both cotangents. Forward mode applies var's (std's) and mean's JVP rules, one per result.
+_var_mean_op = primitive(
+    "var_mean", 1,
+    vjp=(lambda g, ans, x, dims, keepdim, correction: _var_grad(g[0], x, dims, keepdim, correction)
+         + _mean_vjp(g[1], x, dims, keepdim),))
+_std_mean_op = primitive(
+    "std_mean", 1,
+    vjp=(lambda g, ans, x, dims, keepdim, correction: _var_grad(_std_scale(g[0], ans), x, dims, keepdim, correction)
+         + _mean_vjp(g[1], x, dims, keepdim),))
+
+
+def _record_with_mean(op, first_op, x, first, m, dims, keepdim, c):
+    params = {"dims": dims, "keepdim": keepdim, "correction": c}
+    if _tape.should_record((x,)):
+        _tape.record(op, (x,), first, params, outputs=(first, m))
+    if _tape.has_tangents((x,)):
+        _tape.forward_jvp(first_op, (x,), first, params)
+        _tape.forward_jvp(_mean_op, (x,), m, {"dims": dims, "keepdim": keepdim, "dtype": None})
+    return first, m
 
 
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """var_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=1) -> (Tensor, Tensor)
 
-    The variance and the mean over ``dim``."""
+    The variance and the mean over ``dim``, sharing one mean computation."""
     dim, c = _correction("var_mean", input, dim, unbiased, correction)
-    v, m, dims = _var(input, dim, keepdim, c)
-    return _with_mean(input, v, m, dims, keepdim)
+    v, m, dims = _var(_plain(input), dim, keepdim, c)
+    return _record_with_mean(_var_mean_op, _var_op, input, v, m, dims, keepdim, c)
 
 
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """std_mean(input, dim=None, unbiased=True, keepdim=False, *, correction=1) -> (Tensor, Tensor)
 
-    The standard deviation and the mean over ``dim``."""
+    The standard deviation and the mean over ``dim``, sharing one mean computation."""
     dim, c = _correction("std_mean", input, dim, unbiased, correction)
-    v, m, dims = _var(input, dim, keepdim, c)
-    return _with_mean(input, F.sqrt(v), m, dims, keepdim)
+    v, m, dims = _var(_plain(input), dim, keepdim, c)
+    return _record_with_mean(_std_mean_op, _std_op, input, F.sqrt(v), m, dims, keepdim, c)
 
 
 def _dist_vjp(g, ans, x, y, p):

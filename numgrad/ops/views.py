@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from .registry import primitive, torch_type_name
 
 __all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "permute", "transpose",
-           "t", "flatten", "movedim", "narrow", "select", "unbind", "split", "chunk", "diagonal",
+           "t", "flatten", "movedim", "narrow", "select", "diagonal",
            "as_strided", "swapaxes", "swapdims", "unflatten", "view_as", "reshape_as", "squeeze_",
            "unsqueeze_", "transpose_", "t_", "swapdims_", "swapaxes_", "moveaxis"]
 
@@ -108,8 +108,32 @@ def reshape(input, *shape):
     size = shapes.infer_size(_parse_with_neg(shape), input.numel())
     strides = shapes.view_strides(input._shape, input._strides, size)
     if strides is not None:
-        return _make_view(input, _view_op, size, strides, params={"shape": size})
-    return input.contiguous().view(size)
+        op = _view_op
+        if input.requires_grad and _grad_state.enabled:
+            # PyTorch names a view of a non-contiguous tensor after its _reshape_alias.
+            layout = (input._shape, input._strides)
+            contiguous = _contiguous.get(layout)
+            if contiguous is None:
+                contiguous = _contiguous[layout] = shapes.is_contiguous(*layout)
+            if not contiguous:
+                op = _reshape_alias_op
+        return _make_view(input, op, size, strides, params={"shape": size})
+    return _unsafe_view(input.contiguous(), size)
+
+
+_contiguous = Memo()
+_reshape_alias_op = primitive("reshape_alias", 1, kind="view", backward_name="ReshapeAliasBackward0",
+                              vjp=_view_op.vjp, jvp=_view_op.jvp)
+_unsafe_view_op = primitive("unsafe_view", 1, backward_name="UnsafeViewBackward0",
+                            vjp=(lambda g, ans, x, shape: g.reshape(x.shape),),
+                            jvp=(lambda t, ans, x, shape: t.reshape(shape),))
+
+
+def _unsafe_view(x, shape):
+    """Contiguous ``x``, a fresh copy nothing else reads, seen with ``shape``: how PyTorch's
+    reshape ends after copying. Not a view of ``x``, so writes to it need no view history."""
+    out = _new(x._storage, shape, shapes.contiguous_strides(shape), x._offset, x.dtype)
+    return tape.record_result(_unsafe_view_op, (x,), out, {"shape": shape})
 
 
 def view_as(input, other):
@@ -422,44 +446,6 @@ def narrow(input, dim, start, length):
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(input, d, start, length)
-
-
-def unbind(input, dim=0):
-    """All slices along ``dim``, as a tuple of views."""
-    d = shapes.normalize_dim(dim, input.ndim)
-    return tuple(select(input, d, i) for i in range(input._shape[d]))
-
-
-def split(input, split_size_or_sections, dim=0):
-    """Splits into chunks of ``split_size`` (the last may be smaller) or of the listed sizes."""
-    d = shapes.normalize_dim(dim, input.ndim)
-    size = input._shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step <= 0 and size > 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        sections = [min(step, size - i) for i in range(0, size, step)] if size else [0]
-    else:
-        sections = list(split_size_or_sections)
-        if sum(sections) != size:
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
-                f"dimension {d}), but got split_sizes={sections}")
-    out, start = [], 0
-    for n in sections:
-        out.append(_slice(input, d, start, n))
-        start += n
-    return tuple(out)
-
-
-def chunk(input, chunks, dim=0):
-    """Splits into ``chunks`` pieces of equal size (the last may be smaller)."""
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: 0")
-    d = shapes.normalize_dim(dim, input.ndim)
-    size = input._shape[d]
-    step = -(-size // chunks) if size else 1
-    return split(input, step, d) if size else tuple(_slice(input, d, 0, 0) for _ in range(chunks))
 
 
 _diagonal_op = primitive("diagonal", 1, kind="view",

@@ -5,15 +5,73 @@ from __future__ import annotations
 from ... import dtypes
 from ...autograd import tape as _tape
 from ...ops import functional_elementwise as _E
-from ...ops.functional_elementwise import check_floating, sigmoid, tanh, relu
+from ...ops.functional_elementwise import check_floating, sigmoid, tanh, where
 from ...ops.nn import log_softmax as _log_softmax, softmax as _softmax
-from ...ops.registry import OPS, run_elementwise
+from ...creation import empty_like as _empty_like, full_like as _full_like
+from ...ops.elementwise import _SELU_ALPHA, _SELU_SCALE
+from ...ops.movement import cat as _cat
+from ...ops.registry import OPS, primitive, run_elementwise, torch_type_name
+from ...random import uniform_ as _uniform_
+from ...shapes import normalize_dim
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu", "sigmoid", "tanh", "softmax",
-           "log_softmax", "softmin", "softplus", "silu", "elu", "elu_", "hardtanh", "hardtanh_", "logsigmoid"]
+           "log_softmax", "softmin", "softplus", "silu", "elu", "elu_", "hardtanh", "hardtanh_", "logsigmoid",
+           "selu", "selu_", "celu", "celu_", "mish", "hardswish", "hardsigmoid", "softsign", "softshrink",
+           "hardshrink", "tanhshrink", "threshold", "threshold_", "glu", "prelu", "rrelu", "rrelu_"]
 
 _GELU, _GELU_TANH, _SILU, _LOG_SIGMOID = OPS["gelu"], OPS["gelu_tanh"], OPS["silu"], OPS["log_sigmoid"]
 _LEAKY_RELU, _ELU, _SOFTPLUS, _HARDTANH = OPS["leaky_relu"], OPS["elu"], OPS["softplus"], OPS["hardtanh"]
+_RELU = OPS["relu"]
+
+
+# The nodes of the in-place forms: the input is overwritten, so their rules read the result,
+# which determines the derivative wherever the parameters keep the map invertible (PyTorch's
+# is_result backward, with its refusal of negative slopes).
+def _leaky_relu_from_result(g, ans, x, negative_slope):
+    if negative_slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+            "supported. This is caused by calling in-place forward function with a negative slope, "
+            "please call out-of-place version instead.")
+    return _E.leaky_relu_backward(g, ans, negative_slope)
+
+
+def _elu_from_result(g, ans, x, alpha):
+    if alpha < 0:
+        raise RuntimeError(
+            "In-place elu backward calculation is triggered with a negative slope which is not supported. "
+            "This is caused by calling in-place forward function with a negative slope, please call "
+            "out-of-place version instead.")
+    # Below zero the result is alpha * (exp(x) - 1), so the derivative alpha * exp(x) is ans + alpha.
+    return where(ans > 0, g, g * (ans + alpha))
+
+
+def _hardtanh_from_result(g, ans, x, min_val, max_val):
+    # The result lies strictly inside (min_val, max_val) exactly where the input does.
+    return _E.hardtanh_backward(g, ans, min_val, max_val)
+
+
+_LEAKY_RELU_ = primitive("leaky_relu_", 2, vjp=(_leaky_relu_from_result, None),
+                         jvp=(_leaky_relu_from_result, None), backward_name="LeakyReluBackward1")
+_ELU_ = primitive("elu_", 2, vjp=(_elu_from_result, None), jvp=(_elu_from_result, None),
+                  backward_name="EluBackward1")
+_HARDTANH_ = primitive("hardtanh_", 3, vjp=(_hardtanh_from_result, None, None),
+                       jvp=(_hardtanh_from_result, None, None), backward_name="HardtanhBackward0")
+
+
+def _in_place(op, input, params=(), node_op=None, variant=None):
+    """``op(input, *params)`` written over ``input`` by one kernel. When autograd sees the write,
+    one node takes over input's history: ``node_op``'s, whose rules read the result, or without
+    it ``op``'s own (named by its ``variant``), reading a copy of the input taken before the write."""
+    if not (_tape.should_record((input,)) or _tape.has_tangents((input,))):
+        return run_elementwise(op, (input,) + params, input, True)
+    _tape.check_inplace(input)
+    before = input if node_op is not None else _tape.snapshot(input)
+    result = _tape.plain(input)
+    run_elementwise(op, (result,) + params, result, True)
+    _tape.record_result(node_op or op, (before,) + params, result, variant=variant)
+    _tape.rebase(input, result)
+    return input
 
 
 def _implicit_dim(ndim: int) -> int:
@@ -21,13 +79,10 @@ def _implicit_dim(ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _apply(op, input, params, inplace: bool):
+def _apply(op, input, params, inplace: bool, node_op=None):
     if not inplace:
         return run_elementwise(op, (input,) + params)
-    if _tape.should_record((input,)) or _tape.has_tangents((input,)):
-        # The node reads the input, which the write below overwrites: it reads a copy instead.
-        return input.copy_(run_elementwise(op, (input.clone(),) + params))
-    return run_elementwise(op, (input,) + params, input, True)
+    return _in_place(op, input, params, node_op)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -45,9 +100,16 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _softmax(-input, _implicit_dim(input.ndim) if dim is None else dim, dtype)
 
 
+def relu(input, inplace: bool = False):
+    """relu(input, inplace=False) -> Tensor: max(x, 0) of each element."""
+    if inplace:
+        return _in_place(_RELU, input, (), _RELU)
+    return run_elementwise(_RELU, (input,))
+
+
 def relu_(input):
-    """In-place relu."""
-    return input.relu_()
+    """relu_(input) -> Tensor: in-place :func:`relu`."""
+    return _in_place(_RELU, input, (), _RELU)
 
 
 def relu6(input, inplace: bool = False):
@@ -59,11 +121,11 @@ def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """leaky_relu(input, negative_slope=0.01, inplace=False) -> Tensor: x if x > 0 else
     negative_slope * x."""
     check_floating("leaky_relu_cpu", input)
-    return _apply(_LEAKY_RELU, input, (float(negative_slope),), inplace)
+    return _apply(_LEAKY_RELU, input, (float(negative_slope),), inplace, _LEAKY_RELU_)
 
 
 def leaky_relu_(input, negative_slope: float = 0.01):
-    """In-place leaky_relu."""
+    """leaky_relu_(input, negative_slope=0.01) -> Tensor: in-place :func:`leaky_relu`."""
     return leaky_relu(input, negative_slope, True)
 
 
@@ -97,11 +159,11 @@ def silu(input, inplace: bool = False):
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """elu(input, alpha=1.0, inplace=False) -> Tensor: x if x > 0 else alpha * (exp(x) - 1)."""
     check_floating("elu_cpu", input)
-    return _apply(_ELU, input, (float(alpha),), inplace)
+    return _apply(_ELU, input, (float(alpha),), inplace, _ELU_)
 
 
 def elu_(input, alpha: float = 1.0):
-    """In-place elu."""
+    """elu_(input, alpha=1.0) -> Tensor: in-place :func:`elu`."""
     return elu(input, alpha, True)
 
 
@@ -109,7 +171,7 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool =
     """hardtanh(input, min_val=-1, max_val=1, inplace=False) -> Tensor: x clamped to
     [min_val, max_val]; the gradient passes strictly inside."""
     if input.dtype.is_floating_point:
-        return _apply(_HARDTANH, input, (float(min_val), float(max_val)), inplace)
+        return _apply(_HARDTANH, input, (float(min_val), float(max_val)), inplace, _HARDTANH_)
     if input.dtype is dtypes.bool:
         raise RuntimeError("Bool inputs not supported for hardtanh")
     if input.dtype is dtypes.uint8 and (min_val < 0 or max_val < 0):
@@ -120,5 +182,215 @@ def hardtanh(input, min_val: float = -1.0, max_val: float = 1.0, inplace: bool =
 
 
 def hardtanh_(input, min_val: float = -1.0, max_val: float = 1.0):
-    """In-place hardtanh."""
+    """hardtanh_(input, min_val=-1, max_val=1) -> Tensor: in-place :func:`hardtanh`."""
     return hardtanh(input, min_val, max_val, True)
+
+
+# ---------------------------------------------------------------------------------- more activations
+_SELU, _CELU, _MISH, _HARDSWISH = OPS["selu"], OPS["celu"], OPS["mish"], OPS["hardswish"]
+_HARDSIGMOID, _SOFTSIGN, _TANHSHRINK = OPS["hardsigmoid"], OPS["softsign"], OPS["tanhshrink"]
+_SOFTSHRINK, _HARDSHRINK, _THRESHOLD = OPS["softshrink"], OPS["hardshrink"], OPS["threshold_value"]
+_RRELU, _PRELU, _GLU_HALVES = OPS["rrelu_with_noise"], OPS["prelu_kernel"], OPS["glu_halves"]
+_SELU_SCALE_ALPHA = _SELU_SCALE * _SELU_ALPHA
+
+
+def _selu_from_result(g, ans, x):
+    # Below zero the result is scale alpha (exp(x) - 1), whose derivative is ans + scale alpha.
+    return where(ans > 0, g * _SELU_SCALE, g * (ans + _SELU_SCALE_ALPHA))
+
+
+def _celu_from_result(g, ans, x, alpha):
+    if alpha < 0:
+        raise RuntimeError(
+            "In-place elu backward calculation is triggered with a negative slope which is not supported. "
+            "This is caused by calling in-place forward function with a negative slope, please call "
+            "out-of-place version instead.")
+    return where(ans > 0, g, g * (ans / alpha + 1))
+
+
+def _rrelu_from_result(g, ans, x, noise):
+    if bool(noise < 0) if isinstance(noise, float) else bool((noise < 0).any()):
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+            "supported. This is caused by calling in-place forward function with a negative slope, "
+            "please call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch "
+            "if you do require supporting in-place leakRelu backward calculation with negative slope")
+    return run_elementwise(OPS["rrelu_with_noise_backward"], (g, ans, noise))
+
+
+def _glu_vjp(g, ans, x, dim):
+    b = x.chunk(2, dim)[1]
+    s = sigmoid(b)
+    return _cat([g * s, g * ans * (1 - s)], dim)
+
+
+def _glu_jvp(t, ans, x, dim):
+    ta, tb = t.chunk(2, dim)
+    s = sigmoid(x.chunk(2, dim)[1])
+    return ta * s + tb * ans * (1 - s)
+
+
+_SELU_ = primitive("selu_", 1, vjp=(_selu_from_result,), jvp=(_selu_from_result,), backward_name="EluBackward1")
+_CELU_ = primitive("celu_", 2, vjp=(_celu_from_result, None), jvp=(_celu_from_result, None),
+                   backward_name="CeluBackward1")
+_RRELU_ = primitive("rrelu_with_noise_", 2, vjp=(_rrelu_from_result, None), jvp=(_rrelu_from_result, None),
+                    backward_name="RreluWithNoiseBackward1")
+_GLU = primitive("glu", 1, vjp=(_glu_vjp,), jvp=(_glu_jvp,), backward_name="GluBackward0")
+
+
+def _as_float(input):
+    # PyTorch's composites promote integer inputs to the default dtype.
+    return input if input.dtype.is_floating_point else input.to(dtypes.get_default_dtype())
+
+
+def _check_lambd(lambd, input):
+    if lambd < 0:
+        limit = dtypes.finfo(input.dtype).max
+        raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype "
+                           f"{torch_type_name(input.dtype)}, but found {lambd:g}")
+
+
+def selu(input, inplace: bool = False):
+    """selu(input, inplace=False) -> Tensor: scale * (x if x > 0 else alpha * (exp(x) - 1)), with
+    alpha = 1.6733 and scale = 1.0507."""
+    check_floating("elu_cpu", input)
+    return _apply(_SELU, input, (), inplace, _SELU_)
+
+
+def selu_(input):
+    """selu_(input) -> Tensor: in-place :func:`selu`."""
+    return selu(input, True)
+
+
+def celu(input, alpha: float = 1.0, inplace: bool = False):
+    """celu(input, alpha=1.0, inplace=False) -> Tensor: x if x > 0 else alpha * (exp(x / alpha) - 1)."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    check_floating("elu_cpu", input)
+    return _apply(_CELU, input, (float(alpha),), inplace, _CELU_)
+
+
+def celu_(input, alpha: float = 1.0):
+    """celu_(input, alpha=1.0) -> Tensor: in-place :func:`celu`."""
+    return celu(input, alpha, True)
+
+
+def mish(input, inplace: bool = False):
+    """mish(input, inplace=False) -> Tensor: x * tanh(softplus(x))."""
+    check_floating("mish_cpu", input)
+    return _apply(_MISH, input, (), inplace)
+
+
+def hardswish(input, inplace: bool = False):
+    """hardswish(input, inplace=False) -> Tensor: x * relu6(x + 3) / 6."""
+    check_floating("hardswish_cpu", input)
+    return _apply(_HARDSWISH, input, (), inplace)
+
+
+def hardsigmoid(input, inplace: bool = False):
+    """hardsigmoid(input, inplace=False) -> Tensor: relu6(x + 3) / 6."""
+    check_floating("hardsigmoid_cpu", input)
+    return _apply(_HARDSIGMOID, input, (), inplace)
+
+
+def softsign(input):
+    """softsign(input) -> Tensor: x / (1 + |x|)."""
+    if input.dtype is dtypes.bool:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    return run_elementwise(_SOFTSIGN, (_as_float(input),))
+
+
+def tanhshrink(input):
+    """tanhshrink(input) -> Tensor: x - tanh(x)."""
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return run_elementwise(_TANHSHRINK, (_as_float(input),))
+
+
+def softshrink(input, lambd: float = 0.5):
+    """softshrink(input, lambd=0.5) -> Tensor: x - lambd if x > lambd, x + lambd if x < -lambd,
+    else 0."""
+    check_floating("softshrink_check", input)
+    _check_lambd(lambd, input)
+    return run_elementwise(_SOFTSHRINK, (input, float(lambd)))
+
+
+def hardshrink(input, lambd: float = 0.5):
+    """hardshrink(input, lambd=0.5) -> Tensor: x if |x| > lambd else 0."""
+    check_floating("hardshrink_cpu", input)
+    return run_elementwise(_HARDSHRINK, (input, float(lambd)))
+
+
+def _threshold(input, th: float, value: float, inplace: bool):
+    if input.dtype is dtypes.bool:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    if not input.dtype.is_floating_point:
+        # Integer tensors keep their dtype, the value truncated to it.
+        out = where(input > th, input, _full_like(input, value))
+        return input.copy_(out) if inplace else out
+    params = (float(th), float(value))
+    if inplace:
+        return _in_place(_THRESHOLD, input, params, variant="inplace")
+    return run_elementwise(_THRESHOLD, (input,) + params)
+
+
+def threshold(input, threshold: float, value: float, inplace: bool = False):
+    """threshold(input, threshold, value, inplace=False) -> Tensor: x if x > threshold else value."""
+    return _threshold(input, threshold, value, inplace)
+
+
+def threshold_(input, threshold: float, value: float):
+    """threshold_(input, threshold, value) -> Tensor: in-place :func:`threshold`."""
+    return _threshold(input, threshold, value, True)
+
+
+def glu(input, dim: int = -1):
+    """glu(input, dim=-1) -> Tensor: a * sigmoid(b), where a and b are the two halves of
+    ``input`` along ``dim``."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = normalize_dim(dim, input.ndim)
+    n = input.shape[dim]
+    if n % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {n}")
+    check_floating("glu_cpu", input)
+    x = _tape.plain(input)
+    result = run_elementwise(_GLU_HALVES, (x.narrow(dim, 0, n // 2), x.narrow(dim, n // 2, n // 2)))
+    return _tape.record_result(_GLU, (input,), result, {"dim": dim})
+
+
+def prelu(input, weight):
+    """prelu(input, weight) -> Tensor: x if x > 0 else weight * x, with one learnable slope per
+    channel (dim 1) or one for all."""
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    check_floating("prelu_cpu", input)
+    if input.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {torch_type_name(input.dtype)} and "
+                           f"{torch_type_name(weight.dtype)}")
+    channels, n = (input.shape[1] if input.ndim >= 2 else 1), weight.numel()
+    if n != 1 and n != channels:
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{n} and channel size = {channels}.")
+    w = weight.reshape(()) if n == 1 else weight.reshape((n,) + (1,) * (input.ndim - 2))
+    return run_elementwise(_PRELU, (input, w))
+
+
+def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):
+    """rrelu(input, lower=1/8, upper=1/3, training=False, inplace=False) -> Tensor: x if x > 0
+    else a * x, with a drawn uniformly from [lower, upper] per element in training and
+    (lower + upper) / 2 otherwise."""
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    check_floating("rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu", input)
+    if training:
+        noise = _uniform_(_empty_like(input), float(lower), float(upper))
+    else:
+        noise = (float(lower) + float(upper)) / 2
+    return _apply(_RRELU, input, (noise,), inplace, _RRELU_)
+
+
+def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
+    """rrelu_(input, lower=1/8, upper=1/3, training=False) -> Tensor: in-place :func:`rrelu`."""
+    return rrelu(input, lower, upper, training, True)

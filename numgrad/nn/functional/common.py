@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from ... import dtypes
+from ...autograd import tape
 from ...ops import functional_elementwise as _E
 from ...ops.linalg import addmm as _addmm
+from ...ops.registry import primitive
 
 __all__ = ["linear", "bilinear", "embedding", "one_hot", "dropout", "normalize"]
 
@@ -25,26 +27,58 @@ def bilinear(input1, input2, weight, bias=None):
     return out + bias if bias is not None else out
 
 
+def _embedding_backward(g, shape, indices, padding_idx, scale_grad_by_freq):
+    """The rows of ``g`` summed into the rows that ``indices`` picked of a zero tensor of the
+    weight's ``shape``; the ``padding_idx`` row gets nothing, and each row is divided by how
+    often it was picked when ``scale_grad_by_freq``."""
+    from ...creation import ones, zeros
+    from ...ops.gather import index_add
+    idx = indices.reshape(-1)
+    rows = g.reshape(idx.shape[0], shape[1])
+    if padding_idx is not None:
+        rows = rows * (idx != padding_idx).unsqueeze(1)
+    if scale_grad_by_freq:
+        picked = ones(idx.shape, dtype=g.dtype, device=g.device)
+        counts = index_add(zeros(shape[0], dtype=g.dtype, device=g.device), 0, idx, picked)
+        rows = rows / counts.index_select(0, idx).unsqueeze(1)
+    return index_add(zeros(shape, dtype=g.dtype, device=g.device), 0, idx, rows)
+
+
+# The indices are a parameter, not an input: the node's only edge is the weight's, as PyTorch's.
+# Forward mode picks the tangent's rows, the padding row's too (PyTorch's is linear in it).
+_embedding = primitive(
+    "embedding", 1, backward_name="EmbeddingBackward0",
+    vjp=(lambda g, ans, w, indices, padding_idx, scale_grad_by_freq: _embedding_backward(
+        g, w.shape, indices, padding_idx, scale_grad_by_freq),),
+    jvp=(lambda t, ans, w, indices, padding_idx, scale_grad_by_freq: _rows(t, indices),))
+
+
+def _rows(weight, indices):
+    from ...ops.gather import index_select
+    return index_select(weight, 0, indices.reshape(-1)).reshape(tuple(indices.shape) + (weight.shape[1],))
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False):
-    """embedding(input, weight, padding_idx=None) -> Tensor: the rows of ``weight`` picked by the
-    integer tensor ``input``; the row ``padding_idx`` receives no gradient."""
-    from ...ops.gather import index_select
+    """embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False)
+
+    The rows of ``weight`` picked by the integer tensor ``input``; the row ``padding_idx``
+    receives no gradient, and ``scale_grad_by_freq`` divides each row's gradient by how often
+    it was picked."""
     if input.dtype.is_floating_point or input.dtype is dtypes.bool:
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar "
                            f"types: Long, Int; but got {input.type()} instead (while checking arguments for "
                            "embedding)")
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
-    rows = index_select(weight, 0, input.reshape(-1))
-    out = rows.reshape(tuple(input.shape) + (weight.shape[1],))
     if padding_idx is not None:
+        if not -weight.shape[0] <= padding_idx < weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
         if padding_idx < 0:
             padding_idx += weight.shape[0]
-        keep = (input != padding_idx).unsqueeze(-1)
-        # Same values, but the padding rows' contribution is detached from the graph.
-        out = _E.where(keep, out, out.detach())
-    return out
+    out = _rows(tape.plain(weight), input)
+    return tape.record_result(_embedding, (weight,), out, {"indices": input, "padding_idx": padding_idx,
+                                                          "scale_grad_by_freq": scale_grad_by_freq})
 
 
 def _renorm_rows(weight, input, max_norm, norm_type):

@@ -1,11 +1,15 @@
 """Convolution and pooling through im2col: windows become columns, a convolution a matmul.
 
 ``im2col`` lays each sliding window out as a column (N, C*kh*kw, L); its adjoint ``col2im``
-sums columns back, so gradients of convolutions come from the two primitives and matmul.
+sums columns back. A convolution or an average pooling is one autograd node, as PyTorch's,
+whose rules are written with the two primitives and matmul.
 """
 from __future__ import annotations
 
+from ...autograd import tape
+from ...autograd.grad_mode import is_grad_enabled
 from ...ops.nn import Geometry, col2im, im2col, max_pool2d as _max_pool
+from ...ops.registry import primitive
 
 __all__ = ["conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
 
@@ -63,50 +67,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     2-D cross-correlation of (N, C, H, W) ``input`` with (O, C/groups, kh, kw) ``weight``;
     ``padding`` may be an int, a pair, 'valid' or 'same'."""
     x, unbatched = _batched(input, 4, "conv2d")
-    O, Cg, kh, kw = weight.shape
-    N, C, H, W = x.shape
-    if C != Cg * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
-                           f"input{list(x.shape)} to have {Cg * groups} channels, but got {C} channels instead")
-    if O % groups:
-        raise RuntimeError("out_channels must be divisible by groups")
-    stride, dilation = _pair(stride, "stride"), _pair(dilation, "dilation")
-    if isinstance(padding, str):
-        x, padding = _string_padding(x, padding, (kh, kw), stride, dilation)
-    padding = _pair(padding, "padding")
-    geom = _geometry(x, (kh, kw), stride, padding, dilation)
-    outs = []
-    for g in range(groups):
-        xg = x if groups == 1 else x[:, g * Cg:(g + 1) * Cg]
-        wg = weight if groups == 1 else weight[g * (O // groups):(g + 1) * (O // groups)]
-        cols = im2col(xg, geom._replace(C=Cg))
-        # (O, C*kh*kw) x (N, C*kh*kw, L): a product per sample, landing in NCHW order directly.
-        outs.append(wg.reshape(wg.shape[0], -1).matmul(cols))
-    out = outs[0] if groups == 1 else _cat(outs, 1)
-    if bias is not None:
-        out = out + bias.unsqueeze(-1)
-    out = out.reshape(N, O, geom.oh, geom.ow)
+    out = _convolution(x, weight, bias, _pair(stride, "stride"), padding, _pair(dilation, "dilation"), groups,
+                       False)
     return out.squeeze(0) if unbatched else out
-
-
-def _cat(tensors, dim):
-    from ... import cat
-    return cat(tensors, dim)
-
-
-def _string_padding(x, padding, kernel, stride, dilation):
-    if padding == "valid":
-        return x, 0
-    if padding != "same":
-        raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
-    if stride != (1, 1):
-        raise ValueError("padding='same' is not supported for strided convolutions")
-    total = [d * (k - 1) for k, d in zip(kernel, dilation)]
-    if all(t % 2 == 0 for t in total):
-        return x, (total[0] // 2, total[1] // 2)
-    # Odd total padding: the extra element goes on the right/bottom, as in PyTorch.
-    from .padding import pad
-    return pad(x, (total[1] // 2, total[1] - total[1] // 2, total[0] // 2, total[0] - total[0] // 2)), 0
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
@@ -115,14 +78,140 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     1-D cross-correlation of (N, C, L) ``input`` with (O, C/groups, k) ``weight``."""
     x, unbatched = _batched(input, 3, "conv1d")
     pad_arg = padding if isinstance(padding, str) else (0, _single(padding))
-    out = conv2d(x.unsqueeze(2), weight.unsqueeze(2), bias, (1, _single(stride)), pad_arg,
-                 (1, _single(dilation)), groups)
-    out = out.squeeze(2)
+    out = _convolution(x, weight, bias, (1, _single(stride)), pad_arg, (1, _single(dilation)), groups, True)
     return out.squeeze(0) if unbatched else out
 
 
 def _single(v):
     return int(v[0]) if isinstance(v, (tuple, list)) else int(v)
+
+
+def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
+    """Batched convolution of ``x`` as one node, as PyTorch's ConvolutionBackward0; ``one_d``:
+    (N, C, L) input and (O, C/groups, k) weight, run as a 2-D convolution of height 1."""
+    wp = tape.plain(weight)
+    w4 = wp.unsqueeze(2) if one_d else wp
+    O, Cg, kh, kw = w4.shape
+    C = x.shape[1]
+    if C != Cg * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                           f"input{list(x.shape)} to have {Cg * groups} channels, but got {C} channels instead")
+    if O % groups:
+        raise RuntimeError("out_channels must be divisible by groups")
+    if isinstance(padding, str):
+        padding = _string_padding(padding, (kh, kw), stride, dilation)
+        if padding.__class__ is tuple and len(padding) == 4:
+            # Odd total padding: the input is padded first, unevenly, as in PyTorch.
+            from .padding import pad
+            x, padding = pad(x, padding[:2] if one_d else padding), 0
+    x4 = tape.plain(x).unsqueeze(2) if one_d else tape.plain(x)
+    geom = _geometry(x4, (kh, kw), stride, _pair(padding, "padding"), dilation)
+    cols = _windows(x4, geom, groups)
+    out = _correlate(cols, w4, geom, groups)
+    if bias is not None:
+        out = out + tape.plain(bias).reshape(O, 1)
+    out = out.reshape(_out_shape(geom, O, one_d))
+    # The windows are kept for the weight's gradient: the first backward takes them.
+    params = {"geom": geom, "groups": groups, "one_d": one_d,
+              "cols": [cols] if weight.requires_grad and is_grad_enabled() else []}
+    return tape.record_result(_conv, (x, weight, 0.0 if bias is None else bias), out, params)
+
+
+def _windows(x4, geom, groups):
+    """im2col of each group's channels of (N, C, H, W) ``x4``."""
+    Cg = geom.C // groups
+    if groups == 1:
+        return [im2col(x4, geom)]
+    g = geom._replace(C=Cg)
+    return [im2col(x4[:, k * Cg:(k + 1) * Cg], g) for k in range(groups)]
+
+
+def _correlate(cols, w4, geom, groups):
+    """Each group's (O/groups, C/groups*kh*kw) weight times its (N, C/groups*kh*kw, L) windows:
+    a product per sample, landing in (N, O, L) order directly."""
+    if groups == 1:
+        return w4.reshape(w4.shape[0], -1).matmul(cols[0])
+    Og = w4.shape[0] // groups
+    return _cat([w4[k * Og:(k + 1) * Og].reshape(Og, -1).matmul(c) for k, c in enumerate(cols)], 1)
+
+
+def _out_shape(geom, O, one_d):
+    return (geom.N, O, geom.ow) if one_d else (geom.N, O, geom.oh, geom.ow)
+
+
+def _as4(t, one_d):
+    return t.unsqueeze(2) if one_d else t
+
+
+def _conv_again(x, w, geom, groups, one_d):
+    """The convolution of ``x`` with ``w`` (no bias) in the geometry of a recorded one: what
+    the tangents of a bilinear map go through."""
+    w4 = _as4(w, one_d)
+    out = _correlate(_windows(_as4(x, one_d), geom, groups), w4, geom, groups)
+    return out.reshape(_out_shape(geom, w4.shape[0], one_d))
+
+
+def _conv_input_grad(g, x_shape, w, geom, groups, one_d):
+    """The adjoint of the convolution in its input: each group's weight, transposed, maps the
+    cotangent to window columns, which col2im sums back into place."""
+    w4 = _as4(w, one_d)
+    O = w4.shape[0]
+    Og, gm = O // groups, g.reshape(geom.N, O, geom.oh * geom.ow)
+    if groups == 1:
+        return col2im(w4.reshape(O, -1).t().matmul(gm), geom).reshape(x_shape)
+    gg = geom._replace(C=geom.C // groups)
+    parts = [col2im(w4[k * Og:(k + 1) * Og].reshape(Og, -1).t().matmul(gm[:, k * Og:(k + 1) * Og]), gg)
+             for k in range(groups)]
+    return _cat(parts, 1).reshape(x_shape)
+
+
+def _conv_weight_grad(g, x, w_shape, geom, groups, one_d, cols):
+    """The adjoint of the convolution in its weight: the cotangent times the windows,
+    transposed, summed over the batch. The forward's windows serve once, unless this rule is
+    itself differentiated, which needs them as functions of ``x``."""
+    if cols and not (is_grad_enabled() or tape._dual_levels[0]):
+        windows = cols.pop()
+    else:
+        cols.clear()
+        windows = _windows(_as4(x, one_d), geom, groups)
+    O = w_shape[0]
+    Og, gm = O // groups, g.reshape(geom.N, O, geom.oh * geom.ow)
+    if groups == 1:
+        return gm.matmul(windows[0].transpose(1, 2)).sum(0).reshape(w_shape)
+    parts = [gm[:, k * Og:(k + 1) * Og].matmul(c.transpose(1, 2)).sum(0) for k, c in enumerate(windows)]
+    return _cat(parts, 0).reshape(w_shape)
+
+
+_conv = primitive(
+    "convolution", 3, backward_name="ConvolutionBackward0",
+    vjp=(lambda g, ans, x, w, b, geom, groups, one_d, cols: _conv_input_grad(g, x.shape, w, geom, groups, one_d),
+         lambda g, ans, x, w, b, geom, groups, one_d, cols: _conv_weight_grad(
+             g, x, w.shape, geom, groups, one_d, cols),
+         lambda g, ans, x, w, b, geom, groups, one_d, cols: g.sum((0, 2) if one_d else (0, 2, 3))),
+    jvp=(lambda t, ans, x, w, b, geom, groups, one_d, cols: _conv_again(t, w, geom, groups, one_d),
+         lambda t, ans, x, w, b, geom, groups, one_d, cols: _conv_again(x, t, geom, groups, one_d),
+         lambda t, ans, x, w, b, geom, groups, one_d, cols: t.reshape((-1, 1) if one_d else (-1, 1, 1))))
+
+
+def _cat(tensors, dim):
+    from ... import cat
+    return cat(tensors, dim)
+
+
+def _string_padding(padding, kernel, stride, dilation):
+    """The padding that 'valid' or 'same' names: an int, a pair or, for an odd total,
+    (left, right, top, bottom)."""
+    if padding == "valid":
+        return 0
+    if padding != "same":
+        raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+    if stride != (1, 1):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+    total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    if all(t % 2 == 0 for t in total):
+        return (total[0] // 2, total[1] // 2)
+    # Odd total padding: the extra element goes on the right/bottom, as in PyTorch.
+    return (total[1] // 2, total[1] - total[1] // 2, total[0] // 2, total[0] - total[0] // 2)
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -170,14 +259,6 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode):
     return _geometry(x, kernel, stride, padding, _pair(dilation, "dilation"), ceil_mode)
 
 
-def _pool_windows(input, kernel_size, stride, padding, ceil_mode, name):
-    """Windows of each channel: (N*C, kh*kw, L) plus the geometry and the batch layout."""
-    x, unbatched = _batched(input, 4, name)
-    N, C, H, W = x.shape
-    g = _pool_geometry(x.reshape(N * C, 1, H, W), kernel_size, stride, padding, 1, ceil_mode)
-    return im2col(x.reshape(N * C, 1, H, W), g), g, (N, C), unbatched
-
-
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)
@@ -200,13 +281,35 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = Fal
     """avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)
 
     Mean over each window; padding counts towards the divisor when ``count_include_pad``."""
-    cols, g, (N, C), unbatched = _pool_windows(input, kernel_size, stride, padding, ceil_mode, "avg_pool2d")
-    total = cols.sum(1).reshape(N, C, g.oh, g.ow)
-    if divisor_override:
-        out = total / divisor_override
-    else:
-        out = total / _divisors(g, count_include_pad, total)
-    return out.squeeze(0) if unbatched else out
+    x, _ = _batched(input, 4, "avg_pool2d")
+    N, C, H, W = x.shape
+    # Each channel pools alone: the windows of (N*C, 1, H, W).
+    g = _pool_geometry(x, kernel_size, stride, padding, 1, ceil_mode)._replace(N=N * C, C=1)
+    divisor = divisor_override or _divisors(g, count_include_pad, input)
+    return tape.record_result(_avg_pool2d, (input,), _pooled(tape.plain(input), g, divisor),
+                              {"geom": g, "divisor": divisor})
+
+
+def _pooled(x, geom, divisor):
+    """The window sums of (N, C, H, W) or (C, H, W) ``x``, pooled per channel by ``geom``, over
+    ``divisor``."""
+    total = im2col(x.reshape(geom.N, 1, geom.H, geom.W), geom).sum(1)
+    return total.reshape(x.shape[:-2] + (geom.oh, geom.ow)) / divisor
+
+
+def _avg_pool2d_adjoint(v, shape, geom, divisor):
+    """Each window's share of cotangent ``v`` spread back over the window's taps, as an
+    input-shaped tensor."""
+    g = geom
+    share = (v / divisor).reshape(g.N, 1, g.oh * g.ow).expand(g.N, g.kh * g.kw, g.oh * g.ow)
+    return col2im(share, g).reshape(shape)
+
+
+# One node for the whole pooling, as PyTorch's; its rules reuse im2col's adjoint, col2im.
+_avg_pool2d = primitive(
+    "avg_pool2d", 1, backward_name="AvgPool2DBackward0",
+    vjp=(lambda v, ans, x, geom, divisor: _avg_pool2d_adjoint(v, x.shape, geom, divisor),),
+    jvp=(lambda t, ans, x, geom, divisor: _pooled(t, geom, divisor),))
 
 
 def _divisors(g, count_include_pad, like):

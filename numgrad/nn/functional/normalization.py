@@ -1,9 +1,9 @@
-"""Normalization layers' math: layer_norm (one node, as PyTorch's NativeLayerNormBackward0) and
-batch_norm (composed, so fully differentiable)."""
+"""Normalization layers' math: layer_norm and batch_norm, one node each, as PyTorch's
+NativeLayerNormBackward0 and NativeBatchNormBackward0."""
 from __future__ import annotations
 
 from ...autograd import tape
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...ops import functional_elementwise as _E
 from ...ops.registry import primitive
 
@@ -32,22 +32,34 @@ def _normalized_tangent(t, xhat, rstd, dims):
     return rstd * (t - t.mean(dims, keepdim=True) - xhat * (t * xhat).mean(dims, keepdim=True))
 
 
-def _ln_input(v, x, w, dims, eps, *, tangent):
-    xhat, _, _, rstd = _normalize(x, dims, eps)
+def _stats(x, dims, eps, batch, mean, rstd):
+    """(x normalized, rstd) from the forward's statistics; when those were computed from ``x``
+    (``batch``) and this rule is itself differentiated (create_graph, forward over reverse), they
+    are recomputed as functions of ``x``."""
+    if batch and (is_grad_enabled() or tape._dual_levels[0]):
+        xhat, _, _, rstd = _normalize(x, dims, eps)
+        return xhat, rstd
+    return (x - mean) * rstd, rstd
+
+
+def _ln_input(v, x, w, dims, eps, mean, rstd, *, tangent):
+    xhat, rstd = _stats(x, dims, eps, True, mean, rstd)
     if tangent:
         d = _normalized_tangent(v, xhat, rstd, dims)
         return d * w if w.__class__ is not float else d
     return _normalized_tangent(v * w if w.__class__ is not float else v, xhat, rstd, dims)
 
 
+# The forward's mean and rstd are kept (as PyTorch's), so a backward that is not itself
+# differentiated rebuilds x-hat in two kernels instead of normalizing x again.
 _layer_norm = primitive(
     "native_layer_norm", 3, backward_name="NativeLayerNormBackward0",
-    vjp=(lambda g, ans, x, w, b, dims, eps: _ln_input(g, x, w, dims, eps, tangent=False),
-         lambda g, ans, x, w, b, dims, eps: g * _normalize(x, dims, eps)[0],
-         lambda g, ans, x, w, b, dims, eps: g),
-    jvp=(lambda t, ans, x, w, b, dims, eps: _ln_input(t, x, w, dims, eps, tangent=True),
-         lambda t, ans, x, w, b, dims, eps: t * _normalize(x, dims, eps)[0],
-         lambda t, ans, x, w, b, dims, eps: t))
+    vjp=(lambda g, ans, x, w, b, dims, eps, mean, rstd: _ln_input(g, x, w, dims, eps, mean, rstd, tangent=False),
+         lambda g, ans, x, w, b, dims, eps, mean, rstd: g * _stats(x, dims, eps, True, mean, rstd)[0],
+         lambda g, ans, x, w, b, dims, eps, mean, rstd: g),
+    jvp=(lambda t, ans, x, w, b, dims, eps, mean, rstd: _ln_input(t, x, w, dims, eps, mean, rstd, tangent=True),
+         lambda t, ans, x, w, b, dims, eps, mean, rstd: t * _stats(x, dims, eps, True, mean, rstd)[0],
+         lambda t, ans, x, w, b, dims, eps, mean, rstd: t))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
@@ -62,8 +74,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
     x, w, b = [tape.plain(v) for v in inputs]
-    out = _affine(_normalize(x, dims, eps)[0], w, b)
-    return tape.record_result(_layer_norm, inputs, out, {"dims": dims, "eps": eps})
+    xhat, mean, _, rstd = _normalize(x, dims, eps)
+    return tape.record_result(_layer_norm, inputs, _affine(xhat, w, b),
+                              {"dims": dims, "eps": eps, "mean": mean, "rstd": rstd})
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
@@ -77,20 +90,56 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     C = input.shape[1]
     shape = (1, C) + (1,) * (input.ndim - 2)
     dims = (0,) + tuple(range(2, input.ndim))
-    if training or running_mean is None:
+    inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
+    x, w, b = [tape.plain(v) for v in inputs]
+    w, b = [v if v.__class__ is float else v.reshape(shape) for v in (w, b)]
+    batch = training or running_mean is None
+    if batch:
         n = input.numel() // C
         if training and n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size "
                              f"{list(input.shape)}")
-        out, mean, var, _ = _normalize(input, dims, eps)
+        mean = x.mean(dims, keepdim=True)
+        xc = x - mean
+        var = (xc * xc).mean(dims, keepdim=True)
+        rstd = _E.rsqrt(var + eps)
+        # One pass over the batch for the scale: rstd * w has one element per channel.
+        out = _affine(xc, rstd if w.__class__ is float else rstd * w, b)
         if training and running_mean is not None:
             with no_grad():
                 running_mean.mul_(1 - momentum).add_(mean.reshape(C) * momentum)
                 running_var.mul_(1 - momentum).add_(var.reshape(C) * (momentum * n / (n - 1)))
     else:
-        out = (input - running_mean.reshape(shape)) * _E.rsqrt(running_var.reshape(shape) + eps)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+        mean = tape.plain(running_mean).reshape(shape).clone()
+        rstd = _E.rsqrt(tape.plain(running_var).reshape(shape) + eps)
+        # x * scale + shift, with the per-channel scale and shift folded first, as PyTorch's.
+        scale = rstd if w.__class__ is float else rstd * w
+        out = _affine(x, scale, b - mean * scale)
+    return tape.record_result(_batch_norm, inputs, out, {"shape": shape, "dims": dims, "eps": eps, "batch": batch,
+                                                         "mean": mean, "rstd": rstd})
+
+
+def _bn_input(v, x, w, shape, dims, eps, batch, mean, rstd):
+    """The derivative of batch_norm in its input applied to ``v``: self-adjoint (the batch
+    statistics' own derivative included), so it maps tangents and cotangents alike."""
+    if not batch:
+        return v * (rstd if w.__class__ is float else rstd * w.reshape(shape))
+    xhat, rstd = _stats(x, dims, eps, batch, mean, rstd)
+    scale = rstd if w.__class__ is float else rstd * w.reshape(shape)
+    # PyTorch's closed form, with the weight folded into the per-channel factors.
+    return (v - v.mean(dims, keepdim=True)) * scale - xhat * ((v * xhat).mean(dims, keepdim=True) * scale)
+
+
+# One node, as PyTorch's NativeBatchNormBackward0; the running statistics are not inputs.
+_batch_norm = primitive(
+    "native_batch_norm", 3, backward_name="NativeBatchNormBackward0",
+    vjp=(lambda g, ans, x, w, b, shape, dims, eps, batch, mean, rstd: _bn_input(
+            g, x, w, shape, dims, eps, batch, mean, rstd),
+         lambda g, ans, x, w, b, shape, dims, eps, batch, mean, rstd: (
+            g * _stats(x, dims, eps, batch, mean, rstd)[0]).sum(dims),
+         lambda g, ans, x, w, b, shape, dims, eps, batch, mean, rstd: g.sum(dims)),
+    jvp=(lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd: _bn_input(
+            t, x, w, shape, dims, eps, batch, mean, rstd),
+         lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd: (
+            t.reshape(shape) * _stats(x, dims, eps, batch, mean, rstd)[0]),
+         lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd: t.reshape(shape)))

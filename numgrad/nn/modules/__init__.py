@@ -4,6 +4,7 @@ from __future__ import annotations
 from .activation import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403

@@ -1,11 +1,16 @@
 """Activation layers: thin modules over numgrad.nn.functional."""
 from __future__ import annotations
 
+from ...autograd import no_grad as _no_grad
+from ...creation import full as _full
 from .. import functional as F
+from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Softmin",
-           "Softplus", "SiLU", "ELU", "Hardtanh", "LogSigmoid"]
+           "Softplus", "SiLU", "ELU", "Hardtanh", "LogSigmoid", "SELU", "CELU", "Mish", "Hardswish",
+           "Hardsigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink", "Threshold", "GLU", "PReLU",
+           "RReLU"]
 
 
 def _inplace_repr(inplace: bool) -> str:
@@ -20,7 +25,7 @@ class ReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        return input.relu_() if self.inplace else input.relu()
+        return F.relu(input, self.inplace)
 
     def extra_repr(self) -> str:
         return _inplace_repr(self.inplace)
@@ -176,3 +181,168 @@ class Softplus(Module):
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class _InplaceModule(Module):
+    """An activation with only an ``inplace`` flag, shown in the repr when set."""
+
+    _fn = None
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self)._fn(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class SELU(_InplaceModule):
+    """SELU(inplace=False): scale * elu(x, alpha), alpha = 1.6733, scale = 1.0507."""
+
+    _fn = F.selu
+
+
+class Mish(_InplaceModule):
+    """Mish(inplace=False): x * tanh(softplus(x))."""
+
+    _fn = F.mish
+
+
+class Hardswish(_InplaceModule):
+    """Hardswish(inplace=False): x * relu6(x + 3) / 6."""
+
+    _fn = F.hardswish
+
+    def extra_repr(self) -> str:
+        # PyTorch's repr leaves the flag out.
+        return ""
+
+
+class Hardsigmoid(_InplaceModule):
+    """Hardsigmoid(inplace=False): relu6(x + 3) / 6."""
+
+    _fn = F.hardsigmoid
+
+    def extra_repr(self) -> str:
+        return ""
+
+
+class CELU(Module):
+    """CELU(alpha=1.0, inplace=False): x if x > 0 else alpha * (exp(x / alpha) - 1)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class Softsign(Module):
+    """Softsign(): x / (1 + |x|)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """Tanhshrink(): x - tanh(x)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Softshrink(Module):
+    """Softshrink(lambd=0.5): x shrunk towards 0 by lambd, 0 within [-lambd, lambd]."""
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Softshrink):
+    """Hardshrink(lambd=0.5): x if |x| > lambd else 0."""
+
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class Threshold(Module):
+    """Threshold(threshold, value, inplace=False): x if x > threshold else value."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class GLU(Module):
+    """GLU(dim=-1): a * sigmoid(b) over the two halves of the input along ``dim``."""
+
+    def __init__(self, dim: int = -1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """PReLU(num_parameters=1, init=0.25): x if x > 0 else a * x, with a learnable slope ``a``
+    per channel (dim 1) or one shared by all."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(_full((num_parameters,), init, device=device, dtype=dtype))
+
+    def reset_parameters(self):
+        with _no_grad():
+            self.weight.fill_(self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """RReLU(lower=1/8, upper=1/3, inplace=False): leaky ReLU whose slope is drawn uniformly
+    from [lower, upper] per element in training and is (lower + upper) / 2 in eval."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")

@@ -1,0 +1,327 @@
+"""Composite ops PyTorch users expect: diff, logcumsumexp, aminmax, renorm, vander, trapezoid,
+broadcast_tensors, block_diag and isin. All but logcumsumexp are written in numgrad ops, so
+their gradients (of any order) and tangents follow from their parts."""
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+from .. import dtypes, shapes
+from ..autograd import grad_mode
+from ..autograd.tape import plain, record_result
+from . import functional_elementwise as F
+from .registry import backend, primitive, torch_type_name, write_out
+
+__all__ = ["diff", "logcumsumexp", "aminmax", "renorm", "vander", "trapezoid", "cumulative_trapezoid",
+           "broadcast_tensors", "broadcast_to", "block_diag", "isin"]
+
+# Tensor methods PyTorch has among the names above.
+TENSOR_METHODS = ("diff", "logcumsumexp", "aminmax", "renorm", "broadcast_to")
+
+
+def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None, *, out=None):
+    """diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None) -> Tensor
+
+    The n-th forward difference along ``dim``, ``out[i] = input[i + 1] - input[i]`` applied
+    ``n`` times, after joining ``prepend`` and ``append`` along ``dim``. Bool inputs give
+    ``input[i + 1] != input[i]``."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = shapes.normalize_dim(dim, input.ndim)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    for t in parts:
+        if t.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    x = input
+    if len(parts) > 1:
+        from .movement import cat
+        x = cat(parts, d)
+    for _ in range(n):
+        length = x.shape[d]
+        if length == 0:
+            break
+        hi, lo = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
+        x = F.logical_xor(hi, lo) if x.dtype is dtypes.bool else hi - lo
+    return write_out(x, out)
+
+
+# ---------------------------------------------------------------------------- logcumsumexp
+
+def _logaddexp(acc, x):
+    """log(exp(acc) + exp(x)) without overflow; the scan's combine body."""
+    if acc != acc or x != x:
+        return acc + x
+    m = acc if acc > x else x
+    if m == -math.inf or m == math.inf:
+        return m
+    return m + math.log1p(math.exp(-abs(acc - x)))
+
+
+def _log_of_positive(w):
+    """log(w) where w > 0 and -inf elsewhere, with finite derivatives everywhere."""
+    pos = w > 0
+    return F.where(pos, F.log(F.where(pos, w, 1.0)), -math.inf)
+
+
+def _signed_logsum(w, scan):
+    """``scan`` (a log-domain cumulative sum) of the weights ``w``, split by sign: keeps every
+    exponent bounded whatever the sign of the cotangent or tangent."""
+    return F.exp(scan(_log_of_positive(F.clamp_min(w, 0.0)))) - F.exp(scan(_log_of_positive(F.clamp_min(-w, 0.0))))
+
+
+def _finite_floor(ans):
+    """``ans`` with -inf (a prefix of -inf inputs, whose weights are all 0) read as 0, so that
+    -inf - ans gives -inf, not NaN."""
+    return F.where(ans == -math.inf, 0.0, ans)
+
+
+def _lcse_vjp(g, ans, x, dim):
+    # d ans_j / d x_k = exp(x_k - ans_j) for k <= j: a reversed cumulative sum of g_j exp(-ans_j).
+    ans = _finite_floor(ans)
+    return _signed_logsum(g, lambda v: logcumsumexp((v - ans).flip(dim), dim).flip(dim) + x)
+
+
+def _lcse_jvp(t, ans, x, dim):
+    ans = _finite_floor(ans)
+    return _signed_logsum(t, lambda v: logcumsumexp(v + x, dim) - ans)
+
+
+_logcumsumexp_op = primitive("logcumsumexp", 1, vjp=(_lcse_vjp,), jvp=(_lcse_jvp,),
+                             backward_name="LogcumsumexpBackward0")
+_logcumsumexp_op.combine = _logaddexp
+
+
+def logcumsumexp(input, dim: int, *, out=None):
+    """logcumsumexp(input, dim, *, out=None) -> Tensor
+
+    ``log(cumsum(exp(input), dim))``, each step combined stably as ``logaddexp``."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{torch_type_name(input.dtype)}'")
+    d = shapes.normalize_dim(dim, input.ndim)
+    compute = dtypes.float32 if input.dtype is dtypes.float16 else input.dtype
+    result = backend(input.device).scan(_logcumsumexp_op, input, d, compute, -math.inf, input.dtype)
+    return write_out(record_result(_logcumsumexp_op, (input,), result, {"dim": d}), out)
+
+
+# ---------------------------------------------------------------------------------- aminmax
+
+_aminmax_type = namedtuple("aminmax", ["min", "max"])
+_aminmax_type.__repr__ = lambda self: f"numgrad.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
+_aminmax_type.__module__ = "numgrad.return_types"
+
+
+def aminmax(input, *, dim=None, keepdim: bool = False):
+    """aminmax(input, *, dim=None, keepdim=False) -> (min, max)
+
+    The smallest and largest elements, of all of ``input`` or over ``dim``."""
+    from .reductions import amax, amin
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                               "has no identity.")
+        lo, hi = amin(input), amax(input)
+        if keepdim:
+            lo, hi = lo.reshape((1,) * input.ndim), hi.reshape((1,) * input.ndim)
+        return _aminmax_type(lo, hi)
+    d = shapes.normalize_dim(dim, input.ndim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    return _aminmax_type(amin(input, d, keepdim), amax(input, d, keepdim))
+
+
+# ----------------------------------------------------------------------------------- renorm
+
+def renorm(input, p, dim: int, maxnorm, *, out=None):
+    """renorm(input, p, dim, maxnorm, *, out=None) -> Tensor
+
+    Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm`` is scaled down to
+    norm ``maxnorm``; the others are kept."""
+    from .matrix_functions import vector_norm
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    d = shapes.normalize_dim(dim, input.ndim)
+    norm = vector_norm(input, p, tuple(i for i in range(input.ndim) if i != d), True)
+    # PyTorch's 1e-7 keeps the rescaled norm just under maxnorm.
+    return write_out(input * F.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0), out)
+
+
+# ----------------------------------------------------------------------------------- vander
+
+def vander(x, N=None, increasing: bool = False):
+    """vander(x, N=None, increasing=False) -> Tensor
+
+    The Vandermonde matrix of 1-D ``x``: column ``j`` holds ``x ** (N - 1 - j)`` (``x ** j`` when
+    ``increasing``). Integer and bool inputs give int64."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0]
+    N = n if N is None else N
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    from ..creation import empty, ones
+    from .movement import cat
+    dtype = x.dtype if x.dtype.is_floating_point else dtypes.int64
+    if N == 0:
+        return empty((n, 0), dtype=dtype, device=x.device)
+    column = x.to(dtype).unsqueeze(1)
+    powers = cat([ones((n, 1), dtype=dtype, device=x.device), column.expand(n, N - 1)], 1).cumprod(1)
+    return powers if increasing else powers.flip(1)
+
+
+# -------------------------------------------------------------------------------- trapezoid
+
+def _zeros_without(y, d):
+    from ..creation import zeros
+    return zeros(tuple(s for i, s in enumerate(y.shape) if i != d), dtype=y.dtype, device=y.device)
+
+
+def _spacing(y, x, dx, d, name):
+    """The widths between samples: a tensor broadcastable to ``y`` with one fewer element along
+    ``d``, or a Python number."""
+    if x is None:
+        return 1.0 if dx is None else dx
+    if dx is not None or not hasattr(x, "_storage"):
+        got = "Tensor, Tensor, dx=" + type(dx).__name__ if dx is not None else "Tensor, " + type(x).__name__
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+                        f"(Tensor y, Tensor x, *, int dim) or (Tensor y, *, Number dx, int dim)")
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[d]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        x = x.reshape(tuple(-1 if i == d else 1 for i in range(y.ndim)))
+    elif x.ndim < y.ndim:
+        x = x.reshape((1,) * (y.ndim - x.ndim) + tuple(x.shape))
+    length = x.shape[d]
+    return x.narrow(d, 1, length - 1) - x.narrow(d, 0, length - 1)
+
+
+def trapezoid(y, x=None, *, dx=None, dim: int = -1):
+    """trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor
+
+    The trapezoidal rule along ``dim``: samples ``y`` at points ``x`` (1-D, or broadcastable to
+    ``y``), or spaced ``dx`` apart (1 by default)."""
+    _check_not_bool(y, "trapezoid")
+    d = shapes.normalize_dim(dim, y.ndim) if y.ndim else _no_dims(dim)
+    if y.shape[d] == 0:
+        return _zeros_without(y, d)
+    from .reductions import sum
+    width = _spacing(y, x, dx, d, "trapezoid")
+    length = y.shape[d]
+    if not hasattr(width, "_storage"):
+        return (sum(y, d) - (y.select(d, 0) + y.select(d, -1)) * 0.5) * width
+    return sum(width * (y.narrow(d, 1, length - 1) + y.narrow(d, 0, length - 1)), d) / 2.0
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim: int = -1):
+    """cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor
+
+    The running trapezoidal rule along ``dim``: one fewer element than ``y`` along ``dim``."""
+    _check_not_bool(y, "cumulative_trapezoid")
+    d = shapes.normalize_dim(dim, y.ndim) if y.ndim else _no_dims(dim)
+    length = y.shape[d]
+    if length == 0:
+        return y if y.dtype.is_floating_point else y.to(dtypes.get_default_dtype())
+    from .reductions import cumsum
+    width = _spacing(y, x, dx, d, "cumulative_trapezoid")
+    pairs = y.narrow(d, 1, length - 1) + y.narrow(d, 0, length - 1)
+    if not hasattr(width, "_storage"):
+        return cumsum(width / 2.0 * pairs, d)
+    return cumsum(width * pairs, d) / 2.0
+
+
+def _check_not_bool(y, name):
+    if y.dtype is dtypes.bool:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+
+
+def _no_dims(dim):
+    raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+
+
+# ----------------------------------------------------------------------- shapes and blocks
+
+def broadcast_tensors(*tensors) -> tuple:
+    """broadcast_tensors(*tensors) -> List of Tensors
+
+    Expanded views of ``tensors`` to their common broadcast shape."""
+    for i, t in enumerate(tensors):
+        if not hasattr(t, "_storage"):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    shape = shapes.broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t if tuple(t.shape) == tuple(shape) else t.expand(shape) for t in tensors)
+
+
+def broadcast_to(input, size):
+    """broadcast_to(input, shape) -> Tensor: ``input`` expanded to ``shape`` (a view)."""
+    return input.expand(size)
+
+
+def block_diag(*tensors):
+    """block_diag(*tensors) -> Tensor
+
+    A block-diagonal matrix of the inputs (0-D tensors are 1x1 blocks, 1-D tensors rows), in the
+    dtype all of them promote to."""
+    from ..creation import empty, zeros
+    from .movement import cat
+    blocks = []
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} "
+                               f"has {t.ndim} dimensions")
+        blocks.append(t if t.ndim == 2 else t.reshape(1, t.numel()))
+    if not blocks:
+        return empty((1, 0))
+    dtype = blocks[0].dtype
+    for b in blocks[1:]:
+        dtype = dtypes.promote_types(dtype, b.dtype)
+    device = blocks[0].device
+    width = 0
+    for b in blocks:
+        width += b.shape[1]
+    rows, left = [], 0
+    for b in blocks:
+        r, c = b.shape
+        rows.append(cat([zeros((r, left), dtype=dtype, device=device), b.to(dtype),
+                         zeros((r, width - left - c), dtype=dtype, device=device)], 1))
+        left += c
+    return cat(rows, 0)
+
+
+# -------------------------------------------------------------------------------- membership
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False):
+    """isin(elements, test_elements, *, assume_unique=False, invert=False) -> Tensor
+
+    True where an element of ``elements`` is in ``test_elements`` (False where ``invert``);
+    either may be a Python scalar. NaN is in nothing."""
+    from ..creation import tensor, zeros
+    from .advanced import masked_select
+    from .gather import take
+    from .sorting import searchsorted, sort
+    if not hasattr(elements, "_storage") and not hasattr(test_elements, "_storage"):
+        raise TypeError("isin() received an invalid combination of arguments: expected a Tensor")
+    dtype = dtypes.result_type(elements, test_elements)
+    if dtype is dtypes.bool:
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    device = (elements if hasattr(elements, "_storage") else test_elements).device
+    e = plain(elements).to(dtype) if hasattr(elements, "_storage") else tensor(elements, dtype=dtype, device=device)
+    t = plain(test_elements).to(dtype) if hasattr(test_elements, "_storage") else \
+        tensor(test_elements, dtype=dtype, device=device)
+    with grad_mode.no_grad():
+        t = t.reshape(-1)
+        if dtype.is_floating_point:
+            # NaN matches nothing, and would break the binary search's ordering.
+            t = masked_select(t, F.logical_not(F.isnan(t)))
+        if t.numel() == 0:
+            found = zeros(e.shape, dtype=dtypes.bool, device=device)
+        else:
+            ordered = sort(t).values
+            # A slot past the end means "larger than all": clamp it to compare with the last.
+            slot = F.clamp_max(searchsorted(ordered, e), ordered.numel() - 1)
+            found = take(ordered, slot) == e
+    return F.logical_not(found) if invert else found
