@@ -46,3 +46,14 @@ def test_results_are_not_views():
     for r in (numgrad.mv(x, x[0]), numgrad.addmv(x[0], x, x[1]), numgrad.rot90(x), numgrad.diag(x),
               numgrad.linalg.cross(x, x.flip(0)), *numgrad.var_mean(x, 0)):
         assert r._base is None and r.grad_fn is not None
+
+
+@pytest.mark.parametrize("call", [
+    lambda: numgrad.addmm(numgrad.ones(5), numgrad.ones(2, 3), numgrad.ones(3, 4), beta=0),
+    lambda: numgrad.baddbmm(numgrad.ones(5), numgrad.ones(1, 2, 3), numgrad.ones(1, 3, 4), beta=0),
+    lambda: numgrad.addr(numgrad.ones(5), numgrad.ones(2), numgrad.ones(4), beta=0),
+])
+def test_an_ignored_input_must_still_broadcast(call):
+    # beta=0 ignores input's values, not its shape, as PyTorch's
+    with pytest.raises(RuntimeError, match="The expanded size of the tensor"):
+        call()

@@ -44,8 +44,6 @@ def _copy_into(t, ans, x, src):
 # op name -> rule(t, ans, *inputs, **params) per input, for tangents with a leading batch dim
 BATCHED_JVP = {
     "view": (lambda t, ans, x, shape: t.reshape((t.shape[0],) + tuple(shape)),),
-    "reshape_alias": (lambda t, ans, x, shape: t.reshape((t.shape[0],) + tuple(shape)),),
-    "unsafe_view": (lambda t, ans, x, shape: t.reshape((t.shape[0],) + tuple(shape)),),
     "expand": (_expand,),
     "permute": (lambda t, ans, x, dims: t.permute((0,) + _shift(dims)),),
     "transpose": (lambda t, ans, x, dim0, dim1: t.transpose(dim0 + 1, dim1 + 1),),
@@ -66,6 +64,8 @@ BATCHED_JVP = {
     "bmm": (lambda t, ans, a, b: t.matmul(b), lambda t, ans, a, b: a.matmul(t)),
     "dot": (lambda t, ans, a, b: t.matmul(b), lambda t, ans, a, b: t.matmul(a)),
 }
+# A reshape's alias and its view of a copy batch as the view does.
+BATCHED_JVP["reshape_alias"] = BATCHED_JVP["unsafe_view"] = BATCHED_JVP["view"]
 
 
 def register_batched_jvp(name: str, rules: tuple) -> None:

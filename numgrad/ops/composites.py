@@ -10,7 +10,7 @@ from .. import dtypes, shapes
 from ..autograd import grad_mode
 from ..autograd.tape import plain, record_result
 from . import functional_elementwise as F
-from .registry import backend, primitive, torch_type_name, write_out
+from .registry import backend, get_op, primitive, torch_type_name, write_out
 
 __all__ = ["diff", "logcumsumexp", "aminmax", "renorm", "vander", "trapezoid", "cumulative_trapezoid",
            "broadcast_tensors", "broadcast_to", "block_diag", "isin"]
@@ -49,16 +49,6 @@ def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None, *, out=Non
 
 # ---------------------------------------------------------------------------- logcumsumexp
 
-def _logaddexp(acc, x):
-    """log(exp(acc) + exp(x)) without overflow; the scan's combine body."""
-    if acc != acc or x != x:
-        return acc + x
-    m = acc if acc > x else x
-    if m == -math.inf or m == math.inf:
-        return m
-    return m + math.log1p(math.exp(-abs(acc - x)))
-
-
 def _log_of_positive(w):
     """log(w) where w > 0 and -inf elsewhere, with finite derivatives everywhere."""
     pos = w > 0
@@ -90,7 +80,7 @@ def _lcse_jvp(t, ans, x, dim):
 
 _logcumsumexp_op = primitive("logcumsumexp", 1, vjp=(_lcse_vjp,), jvp=(_lcse_jvp,),
                              backward_name="LogcumsumexpBackward0")
-_logcumsumexp_op.combine = _logaddexp
+_logcumsumexp_op.combine = get_op("logaddexp").math  # each step is a logaddexp
 
 
 def logcumsumexp(input, dim: int, *, out=None):

@@ -550,13 +550,18 @@ def _elu_dd(x, alpha):
     return where(x > 0, 0.0, alpha * exp(clamp_max(x, 0.0)))
 
 
-# Linear where beta * x > threshold, as PyTorch's; below, the overflow-free form of
-# log1p(exp(z)) / beta.
+@register_jitable
+def _log1p_exp(z):
+    # log(1 + exp(z)) without overflow: max(z, 0) + log1p(exp(-|z|)).
+    return (z if z > 0 else _like(z, 0.0)) + math.log1p(scalar_math.exp(-_magnitude(z)))
+
+
+# Linear where beta * x > threshold, as PyTorch's; below, log1p(exp(z)) / beta.
 def _softplus(x, beta, threshold):
     z = x * beta
     if z > threshold:
         return x
-    return ((z if z > 0 else _like(z, 0.0)) + math.log1p(scalar_math.exp(-_magnitude(z)))) / beta
+    return _log1p_exp(z) / beta
 
 
 def _softplus_backward(g, x, beta, threshold):
@@ -619,8 +624,7 @@ def _celu_dd(x, alpha):
 # mish = x tanh(softplus(x)), softplus in its overflow-free form.
 @register_jitable
 def _tanh_softplus(x):
-    sp = (x if x > 0 else _like(x, 0.0)) + math.log1p(scalar_math.exp(-_magnitude(x)))
-    return scalar_math.tanh(sp)
+    return scalar_math.tanh(_log1p_exp(x))
 
 
 def _mish(x):
@@ -805,7 +809,6 @@ elementwise("logaddexp", _logaddexp, nin=2, result="floating",
 # The scalar bodies live in ``special_math`` (float64 inside, poles guarded); derivatives chain
 # through the family: lgamma' = digamma, digamma' = polygamma(1), polygamma(n)' = polygamma(n + 1),
 # i0' = i1.
-_SQRT_PI_2 = math.sqrt(math.pi) / 2.0
 _DEG = math.pi / 180.0
 
 
@@ -820,7 +823,7 @@ def _logit_d(x, eps):
 elementwise("logit", special_math.logit, nin=2, result="float",
             vjp=(lambda g, ans, x, eps: g * _logit_d(x, eps), None),
             jvp=(lambda t, ans, x, eps: t * _logit_d(x, eps), None))
-elementwise("erfinv", special_math.erfinv, result="float", d=lambda ans, x: _SQRT_PI_2 * exp(ans * ans))
+elementwise("erfinv", special_math.erfinv, result="float", d=lambda ans, x: special_math.SQRT_PI_OVER_2 * exp(ans * ans))
 elementwise("lgamma", special_math.lgamma, result="float", d=lambda ans, x: digamma(x))
 elementwise("digamma", special_math.digamma, result="float", d=lambda ans, x: polygamma(1, x))
 elementwise("polygamma", special_math.polygamma, nin=2, result="float",

@@ -315,47 +315,25 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if input.dtype is not mat1.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {torch_type_name(input.dtype)} "
                            f"and {torch_type_name(mat1.dtype)}")
-    shape = (mat1._shape[0], mat2._shape[1])
-    bias = input.detach().expand(shape)
     # One node, as PyTorch's: the sum is formed in place in the fresh product.
-    r = _raw_product(mat1.detach(), mat2.detach(), shape)
-    if alpha != 1:
-        r.mul_(alpha)
-    if beta != 0:
-        r.add_(bias, alpha=beta)
-    inputs = (input, mat1, mat2)
-    params = {"beta": beta, "alpha": alpha}
-    if tape.should_record(inputs):
-        tape.record(_addmm_op, inputs, r, params)
-    if tape.has_tangents(inputs):
-        tape.forward_jvp(_addmm_op, inputs, r, params)
-    return _write_out(r, out)
+    r = _raw_product(mat1.detach(), mat2.detach(), (mat1._shape[0], mat2._shape[1]))
+    return _fused(_addmm_op, (input, mat1, mat2), r, beta, alpha, out)
 
 
 def _times(x, s):
     return x if s == 1 else x * s
 
 
-_addmm_op = primitive(
-    "addmm", 3,
-    vjp=(lambda g, ans, bias, a, b, beta, alpha: _times(g, beta),
-         lambda g, ans, bias, a, b, beta, alpha: _times(_mm_vjp_a(g, None, a, b), alpha),
-         lambda g, ans, bias, a, b, beta, alpha: _times(_mm_vjp_b(g, None, a, b), alpha)),
-    jvp=(lambda t, ans, bias, a, b, beta, alpha: _times(t.expand(ans._shape), beta),
-         lambda t, ans, bias, a, b, beta, alpha: _times(matmul(t, b), alpha),
-         lambda t, ans, bias, a, b, beta, alpha: _times(matmul(a, t), alpha)))
-
-
 def _scale_add_into(r, input, beta, alpha):
     """``r = beta * input + alpha * r`` in the fresh product ``r``, as PyTorch forms it; ``input``
-    is ignored (even NaN) when beta is 0."""
+    is ignored (even NaN) when beta is 0, but must still broadcast to ``r``."""
+    bias = tape.plain(input)
+    if bias._shape != r._shape:
+        # expand, not the in-place broadcast: PyTorch's message for a bias of the wrong shape
+        bias = bias.expand(r._shape)
     if alpha != 1:
         r.mul_(alpha)
     if beta != 0:
-        bias = tape.plain(input)
-        if bias._shape != r._shape:
-            # expand, not the in-place broadcast: PyTorch's message for a bias of the wrong shape
-            bias = bias.expand(r._shape)
         if beta == 1:
             r.add_(bias)
         else:
@@ -379,6 +357,16 @@ def _bias_vjp(g, ans, bias, a, b, beta, alpha):
 
 def _bias_jvp(t, ans, bias, a, b, beta, alpha):
     return _times(t.expand(ans._shape), beta)
+
+
+_addmm_op = primitive(
+    "addmm", 3,
+    vjp=(_bias_vjp,
+         lambda g, ans, bias, a, b, beta, alpha: _times(_mm_vjp_a(g, None, a, b), alpha),
+         lambda g, ans, bias, a, b, beta, alpha: _times(_mm_vjp_b(g, None, a, b), alpha)),
+    jvp=(_bias_jvp,
+         lambda t, ans, bias, a, b, beta, alpha: _times(matmul(t, b), alpha),
+         lambda t, ans, bias, a, b, beta, alpha: _times(matmul(a, t), alpha)))
 
 
 def _check_mv(input, vec):

@@ -14,7 +14,7 @@ _INF = math.inf
 _NAN = math.nan
 _PI = math.pi
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-_SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
+SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
@@ -24,28 +24,14 @@ def _is_pole(x):
     return x <= 0.0 and (x <= -4503599627370496.0 or x == math.floor(x))
 
 
+# B_2k for k = 1..10: the coefficients of the Stirling series.
+_B2K = (1.0 / 6.0, -1.0 / 30.0, 1.0 / 42.0, -1.0 / 30.0, 5.0 / 66.0, -691.0 / 2730.0, 7.0 / 6.0,
+        -3617.0 / 510.0, 43867.0 / 798.0, -174611.0 / 330.0)
+
+
 @register_jitable
 def _bernoulli(k):
-    # B_2k for k = 1..10: the coefficients of the Stirling series.
-    if k == 1:
-        return 1.0 / 6.0
-    if k == 2:
-        return -1.0 / 30.0
-    if k == 3:
-        return 1.0 / 42.0
-    if k == 4:
-        return -1.0 / 30.0
-    if k == 5:
-        return 5.0 / 66.0
-    if k == 6:
-        return -691.0 / 2730.0
-    if k == 7:
-        return 7.0 / 6.0
-    if k == 8:
-        return -3617.0 / 510.0
-    if k == 9:
-        return 43867.0 / 798.0
-    return -174611.0 / 330.0
+    return _B2K[k - 1]
 
 
 # ---------------------------------------------------------------------------------- gamma family
@@ -167,7 +153,7 @@ def erfinv(x):
         u = t * t - math.log(t * 1.7724538509055160)
         y = math.sqrt(u) if u > 0.0 else t
     else:
-        c = _SQRT_PI_OVER_2 * a
+        c = SQRT_PI_OVER_2 * a
         c2 = c * c
         y = c * (1.0 + c2 * (1.0 / 3.0 + c2 * (7.0 / 30.0 + c2 * 127.0 / 630.0)))
     for _ in range(12):

@@ -125,8 +125,7 @@ _contiguous = Memo()
 _reshape_alias_op = primitive("reshape_alias", 1, kind="view", backward_name="ReshapeAliasBackward0",
                               vjp=_view_op.vjp, jvp=_view_op.jvp)
 _unsafe_view_op = primitive("unsafe_view", 1, backward_name="UnsafeViewBackward0",
-                            vjp=(lambda g, ans, x, shape: g.reshape(x.shape),),
-                            jvp=(lambda t, ans, x, shape: t.reshape(shape),))
+                            vjp=_view_op.vjp, jvp=_view_op.jvp)
 
 
 def _unsafe_view(x, shape):
