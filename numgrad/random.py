@@ -1,20 +1,18 @@
 """Random numbers: the Generator, manual_seed, and the random factories and in-place fills.
 
-Streams are counter based: draw ``i`` of a generator is ``mix(key + (offset + i) * GAMMA)``,
-where ``key`` hashes the seed and ``mix`` is SplitMix64's finaliser, computed by Numba kernels.
-Each call consumes a block of counters, so results depend only on the seed and the sequence of
-calls, not on layouts or thread counts. Uniforms take the top mantissa bits of a draw, normals
-come from Box-Muller pairs, integers from a draw modulo the range (bias below range / 2**64).
+A generator is a 32-bit Mersenne Twister (``backends/cpu/mt19937.py``) whose words become
+numbers the way PyTorch's CPU generator makes them, so that after ``manual_seed(s)`` the same
+calls give the same numbers as in PyTorch. Elements are drawn in memory order. Tensors on other
+devices get numbers drawn on the CPU.
 """
 from __future__ import annotations
 
 import os
 
 import numpy as np
-from numba import njit
-
 from . import dtypes, shapes
 from .devices import as_device
+from .backends.cpu import mt19937
 from .tensor import Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
@@ -25,14 +23,7 @@ __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", 
 TENSOR_METHODS = ("uniform_", "normal_", "random_", "bernoulli_", "bernoulli")
 
 _MASK = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
 _DEFAULT_SEED = 67280421310721  # PyTorch's default seed, so fresh processes are reproducible
-
-
-def _mix_py(z: int) -> int:
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
 
 
 class Generator:
@@ -44,48 +35,49 @@ class Generator:
 
     def __init__(self, device="cpu"):
         self.device = as_device(device)
-        self._set(_DEFAULT_SEED, 0)
+        self._set(_DEFAULT_SEED)
 
-    def _set(self, seed: int, offset: int):
+    def _set(self, seed: int):
         self._seed = seed
-        self._offset = offset
-        self._key = _mix_py((seed * _GAMMA + 0x2545F4914F6CDD1D) & _MASK)
+        self._state = mt19937.new_state()
+        mt19937.seed(self._state, np.uint64(seed))
+        # [valid, value]: the second normal of the last one-at-a-time Box-Muller pair.
+        self._normal = np.zeros(2)
 
     def manual_seed(self, seed) -> "Generator":
         """Restart the stream from ``seed`` (any integer in [-2**63, 2**64)); returns self."""
         seed = int(seed)
         if not -(1 << 63) <= seed < (1 << 64):
             raise RuntimeError("Overflow when unpacking long long")
-        self._set(seed & _MASK, 0)
+        self._set(seed & _MASK)
         return self
 
     def seed(self) -> int:
         """Reseed from the operating system's entropy; returns the new seed."""
         s = int.from_bytes(os.urandom(8), "little") & ((1 << 63) - 1)
-        self._set(s, 0)
+        self._set(s)
         return s
 
     def initial_seed(self) -> int:
         return self._seed
 
     def get_state(self) -> Tensor:
-        """The state as a uint8 tensor (seed and offset), for :meth:`set_state`."""
-        raw = self._seed.to_bytes(8, "little") + self._offset.to_bytes(8, "little")
+        """The state as a uint8 tensor, for :meth:`set_state`."""
+        raw = self._seed.to_bytes(8, "little") + self._state.tobytes() + self._normal.tobytes()
         return Tensor._from_numpy_array(np.frombuffer(raw, dtype=np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> "Generator":
+        """Restores a state from :meth:`get_state`; returns self."""
+        size = 8 + self._state.nbytes + self._normal.nbytes
         if not isinstance(new_state, Tensor) or new_state.dtype is not dtypes.uint8 \
-                or new_state.numel() != 16:
-            raise RuntimeError("Expected a uint8 tensor of 16 bytes from Generator.get_state()")
-        raw = bytes(new_state.tolist())
-        self._set(int.from_bytes(raw[:8], "little"), int.from_bytes(raw[8:], "little"))
+                or new_state.numel() != size:
+            raise RuntimeError(f"Expected a uint8 tensor of {size} bytes from Generator.get_state()")
+        raw = new_state.contiguous().numpy().tobytes()
+        words = 8 + self._state.nbytes
+        self._seed = int.from_bytes(raw[:8], "little")
+        self._state = np.frombuffer(raw[8:words], dtype=np.uint32).copy()
+        self._normal = np.frombuffer(raw[words:], dtype=np.float64).copy()
         return self
-
-    def _take(self, n: int):
-        """Reserve ``n`` counters; returns the key and the first counter as uint64."""
-        start = self._offset
-        self._offset = (self._offset + n) & _MASK
-        return np.uint64(self._key), np.uint64(start)
 
     def __repr__(self):
         return f"<numgrad.Generator object at {hex(id(self))}>"
@@ -119,77 +111,15 @@ def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
-# -------------------------------------------------------------------------------------- kernels
-_U_GAMMA = np.uint64(_GAMMA)
-_U_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_U_M2 = np.uint64(0x94D049BB133111EB)
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
-
-
-@njit(cache=True, nogil=True)
-def _draw(key, ctr):
-    """64 random bits for counter ``ctr``: SplitMix64's finaliser over a Weyl sequence."""
-    z = key + ctr * _U_GAMMA
-    z = (z ^ (z >> _S30)) * _U_M1
-    z = (z ^ (z >> _S27)) * _U_M2
-    return z ^ (z >> _S31)
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _uniform_kernel(out, key, ctr, bits, low, span):
-    """out[i] = low + span * u_i, u_i uniform on [0, 1) with ``bits`` random mantissa bits."""
-    shift = np.uint64(64 - bits)
-    scale = 2.0 ** -bits
-    for i in range(out.shape[0]):
-        u = np.float64(_draw(key, ctr + np.uint64(i)) >> shift) * scale
-        out[i] = low + span * u
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _normal_kernel(out, key, ctr, mean, std):
-    """Box-Muller: counters 2p and 2p+1 give the pair out[2p], out[2p + 1]."""
-    n = out.shape[0]
-    shift = np.uint64(11)
-    scale = 2.0 ** -53
-    two_pi = 2.0 * np.pi
-    for p in range((n + 1) // 2):
-        c = ctr + np.uint64(2 * p)
-        u1 = np.float64(_draw(key, c) >> shift) * scale
-        u2 = np.float64(_draw(key, c + np.uint64(1)) >> shift) * scale
-        r = np.sqrt(-2.0 * np.log1p(-u1))  # 1 - u1 is in (0, 1]: the log stays finite
-        out[2 * p] = mean + std * r * np.cos(two_pi * u2)
-        if 2 * p + 1 < n:
-            out[2 * p + 1] = mean + std * r * np.sin(two_pi * u2)
-
-
-@njit(cache=True, nogil=True)
-def _randint_kernel(out, key, ctr, low, span):
-    """out[i] = low + draw_i mod span, for integers in [low, low + span)."""
-    for i in range(out.shape[0]):
-        out[i] = low + np.int64(_draw(key, ctr + np.uint64(i)) % span)
-
-
-@njit(cache=True, nogil=True)
-def _randperm_kernel(out, key, ctr):
-    """Fisher-Yates shuffle of 0 .. n-1, drawing the swap partner of position i from counter i."""
-    n = out.shape[0]
-    for i in range(n):
-        out[i] = i
-    for i in range(n - 1, 0, -1):
-        j = np.int64(_draw(key, ctr + np.uint64(i)) % np.uint64(i + 1))
-        tmp = out[i]
-        out[i] = out[j]
-        out[j] = tmp
-
-
 # ------------------------------------------------------------------------------------- plumbing
 def _gen(generator) -> Generator:
     return default_generator if generator is None else generator
 
 
 def _fill(t: Tensor, buf_np, kernel, *args):
-    """Run ``kernel(buffer, *args)`` over ``t``'s elements in row-major order, writing straight
-    into ``t``'s memory when it is a dense CPU buffer of ``buf_np``, else through a temporary."""
+    """Run ``kernel(buffer, *args)`` over ``t``'s elements in memory order (outer dims the ones
+    with the larger strides), writing straight into ``t``'s memory when it is a dense CPU buffer
+    of ``buf_np``, else through a temporary."""
     n = t.numel()
     data = t._storage.data
     if n and t.device.type == "cpu" and t.is_contiguous() and data.dtype == buf_np:
@@ -197,16 +127,17 @@ def _fill(t: Tensor, buf_np, kernel, *args):
     elif n:
         tmp = np.empty(n, dtype=buf_np)
         kernel(tmp, *args)
-        t._write(Tensor._from_numpy_array(tmp.reshape(t._shape)))
+        order = sorted(range(t.ndim), key=lambda d: -t._strides[d])
+        target = t._view(tuple(t._shape[d] for d in order), tuple(t._strides[d] for d in order), t._offset)
+        target._write(Tensor._from_numpy_array(tmp.reshape(target._shape)))
         return t
     t._bump_version()
     return t
 
 
 def _check_inplace(t: Tensor):
-    from .autograd import grad_mode
-    if t.requires_grad and t.grad_fn is None and grad_mode.is_grad_enabled():
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    from .autograd import tape
+    tape.check_inplace(t)
     if t.grad_fn is not None:
         # The new values do not depend on the old ones: the history ends here.
         t.grad_fn = None
@@ -235,9 +166,13 @@ def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator=No
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
     _check_inplace(input)
+    state = _gen(generator)._state
+    if input.dtype is dtypes.float32:
+        # Bounds, span and result all in float32 arithmetic, as the generator computes them.
+        low = np.float32(from_)
+        return _fill(input, np.dtype(np.float32), mt19937.uniform_single, state, low, np.float32(to) - low)
     buf, bits = _float_buffer(input.dtype)
-    key, ctr = _gen(generator)._take(input.numel())
-    return _fill(input, buf, _uniform_kernel, key, ctr, bits, float(from_), float(to) - float(from_))
+    return _fill(input, buf, mt19937.uniform_double, state, bits, float(from_), float(to) - float(from_))
 
 
 def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=None) -> Tensor:
@@ -247,10 +182,14 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=Non
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     _check_inplace(input)
-    buf, _ = _float_buffer(input.dtype)
-    n = input.numel()
-    key, ctr = _gen(generator)._take(n + (n & 1))
-    return _fill(input, buf, _normal_kernel, key, ctr, float(mean), float(std))
+    gen = _gen(generator)
+    buf, bits = _float_buffer(input.dtype)
+    if input.numel() >= 16 and input.is_contiguous():
+        # Dense tensors take blocks of 16, with mean and std in the tensor's own precision.
+        mean, std = buf.type(mean), buf.type(std)
+        fused = buf == np.float64 and (mean != 0 or std != 1)
+        return _fill(input, buf, mt19937.normal_blocks, gen._state, bits, float(mean), float(std), fused)
+    return _fill(input, buf, mt19937.normal_pairs, gen._state, gen._normal, float(mean), float(std))
 
 
 def _int_bounds(d: dtypes.dtype):
@@ -264,7 +203,9 @@ def _int_bounds(d: dtypes.dtype):
     return int(info.min), int(info.max)
 
 
-def _fill_ints(input: Tensor, low: int, high: int, generator) -> Tensor:
+def _fill_ints(input: Tensor, low: int, high: int, generator, wide=None) -> Tensor:
+    """Integers drawn from [low, high) into ``input``; ``wide`` (64 random bits per draw instead
+    of 32) defaults to ranges of 2**28 or more."""
     lo, hi = _int_bounds(input.dtype)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
@@ -272,8 +213,10 @@ def _fill_ints(input: Tensor, low: int, high: int, generator) -> Tensor:
         raise RuntimeError(f"from is out of bounds for {input.dtype.numpy.name}")
     if high - 1 > hi:
         raise RuntimeError(f"to - 1 is out of bounds for {input.dtype.numpy.name}")
-    key, ctr = _gen(generator)._take(input.numel())
-    return _fill(input, np.dtype(np.int64), _randint_kernel, key, ctr, np.int64(low), np.uint64(high - low))
+    if wide is None:
+        wide = high - low >= mt19937.WIDE_RANGE
+    return _fill(input, np.dtype(np.int64), mt19937.integers, _gen(generator)._state, np.int64(low),
+                 np.uint64(high - low), wide)
 
 
 def random_(input: Tensor, from_=0, to=None, *, generator=None, **kwargs) -> Tensor:
@@ -283,10 +226,13 @@ def random_(input: Tensor, from_=0, to=None, *, generator=None, **kwargs) -> Ten
         from_ = kwargs.pop("from")
     elif to is None and from_ != 0:
         from_, to = 0, from_
+    wide = None
     if to is None:
         to = _int_bounds(input.dtype)[1] + 1
+        # The whole range: 64 random bits for the 64-bit types only.
+        wide = input.dtype in (dtypes.int64, dtypes.float64)
     _check_inplace(input)
-    return _fill_ints(input, int(from_), int(to), generator)
+    return _fill_ints(input, int(from_), int(to), generator, wide)
 
 
 def bernoulli_(input: Tensor, p=0.5, *, generator=None) -> Tensor:
@@ -297,22 +243,21 @@ def bernoulli_(input: Tensor, p=0.5, *, generator=None) -> Tensor:
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     _check_inplace(input)
-    u = _uniform_tensor(input.shape, generator)
-    from .ops.functional_elementwise import lt
-    input._write(lt(u, p))
-    return input
-
-
-def _uniform_tensor(shape, generator) -> Tensor:
-    u = Tensor._empty(shape, dtypes.float64)
-    key, ctr = _gen(generator)._take(u.numel())
-    return _fill(u, np.dtype(np.float64), _uniform_kernel, key, ctr, 53, 0.0, 1.0)
+    return _fill(input, np.dtype(np.float64), mt19937.bernoulli, _gen(generator)._state, float(p))
 
 
 def _bernoulli_from(p: Tensor, generator) -> Tensor:
+    """True where a uniform falls below the probability, element by element: float64
+    probabilities draw 53-bit uniforms, others float32 ones compared in float32."""
     from .ops.functional_elementwise import lt
-    u = _uniform_tensor(p.shape, generator)
-    return lt(u, p.detach())
+    state = _gen(generator)._state
+    if p.dtype is dtypes.float64:
+        u = _fill(Tensor._empty(p.shape, dtypes.float64), np.dtype(np.float64), mt19937.uniform_double,
+                  state, 53, 0.0, 1.0)
+        return lt(u, p.detach())
+    u = _fill(Tensor._empty(p.shape, dtypes.float32), np.dtype(np.float32), mt19937.uniform_single,
+              state, np.float32(0), np.float32(1))
+    return lt(u, p.detach().to(dtypes.float32))
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
@@ -404,8 +349,8 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     t = _new((n,), dtype, device, dtypes.int64)
     if n - 1 > _int_bounds(t.dtype)[1]:
         raise RuntimeError(f"n is too large for result tensor type: '{_type_name(t.dtype)}'")
-    key, ctr = _gen(generator)._take(n)
-    return _finish(_fill(t, np.dtype(np.int64), _randperm_kernel, key, ctr), requires_grad, out)
+    return _finish(_fill(t, np.dtype(np.int64), mt19937.permutation, _gen(generator)._state,
+                         n >= mt19937.WIDE_PERMUTATION), requires_grad, out)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,

@@ -30,6 +30,8 @@ class Tensor:
     __slots__ = ("_storage", "_shape", "_strides", "_offset", "dtype", "requires_grad", "grad",
                  "grad_fn", "_output_nr", "_base", "_retains_grad", "_hooks", "_fw_tangent",
                  "_version_base", "__weakref__", "__dict__")
+    # How a view was made when autograd forbids writing it in place (autograd.views_history).
+    _view_meta = None
 
     def __new__(cls, *args, device=None):
         from .creation import _legacy_tensor

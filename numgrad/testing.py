@@ -14,7 +14,7 @@ import numpy as np
 
 import numgrad
 from numgrad.ops import functional_elementwise as _E
-from numgrad.ops.functional_elementwise import pow_backward, threshold_backward
+from numgrad.ops.functional_elementwise import pow_backward, sigmoid_backward, tanh_backward, threshold_backward
 
 __all__ = ["assert_close", "make_tensor", "OpInfo", "SampleInput", "OP_DB", "op_db_by_id",
            "ALL_DTYPES", "FLOAT_DTYPES", "INT_DTYPES", "INTEGRAL_DTYPES", "default_tolerance"]
@@ -602,6 +602,12 @@ OP_DB: list = [
            inplace=None, supports_out=False, torch_name=None),
     OpInfo("pow_backward", pow_backward, _np_pow_backward, _sample_pow_backward, FLOAT_DTYPES, method=None,
            inplace=None, supports_out=False, torch_name=None),
+    OpInfo("tanh_backward", tanh_backward, lambda g, y: g * (1 - y * y),
+           partial(sample_binary, domains=((None, None), (-1, 1))), FLOAT_DTYPES, method=None, inplace=None,
+           supports_out=False, torch_name=None),
+    OpInfo("sigmoid_backward", sigmoid_backward, lambda g, y: g * (1 - y) * y,
+           partial(sample_binary, domains=((None, None), (0, 1))), FLOAT_DTYPES, method=None, inplace=None,
+           supports_out=False, torch_name=None),
     # comparisons and logic
     _binary("eq", np.equal, grad=False),
     _binary("ne", np.not_equal, grad=False),
@@ -1078,6 +1084,13 @@ def _more_activations():
         OpInfo("glu_halves", _kernel("glu_halves"), lambda a, b: a * _np_sigmoid(b),
                partial(sample_binary, scalar_rhs=False), FLOAT_DTYPES, method=None, inplace=None,
                supports_out=False, torch_name=None),
+        OpInfo("glu_gate_backward", _kernel("glu_gate_backward"), lambda g, y, b: g * y * (1 - _np_sigmoid(b)),
+               partial(sample_ternary, scalar_last=False), FLOAT_DTYPES, method=None, inplace=None,
+               supports_out=False, torch_name=None),
+        OpInfo("elu_backward_result", _kernel("elu_backward_result"),
+               lambda g, y, alpha, scale, input_scale: np.where(y > 0, g * scale, g * input_scale * (y + alpha * scale)),
+               partial(sample_binary, scalar_rhs=False, kwargs={"alpha": 1.5, "scale": 1.2, "input_scale": 0.5}),
+               FLOAT_DTYPES, method=None, inplace=None, supports_out=False, torch_name=None),
     ]
     grads = [
         ("selu", lambda x: np.where(x > 0, _SELU_S, _SELU_S * _SELU_A * np.exp(np.minimum(x, 0))), None),
@@ -1414,8 +1427,14 @@ def _sample_pdist(dtype, rng):
         yield SampleInput((_arg(shape, dtype, rng, (None, None)),) + args)
 
 
-def _aminmax(x, **kwargs):
-    return numgrad.stack(numgrad.aminmax(x, **kwargs))
+def _aminmax(x, *, out=None, **kwargs):
+    if out is None:
+        return numgrad.stack(numgrad.aminmax(x, **kwargs))
+    # out=: both results written into fresh outs, which the pair returned must be
+    pair = (numgrad.empty(0, dtype=out.dtype), numgrad.empty(0, dtype=out.dtype))
+    r = numgrad.aminmax(x, **kwargs, out=pair)
+    assert type(r).__name__ == "aminmax_out" and r.min is pair[0] and r.max is pair[1]
+    return numgrad.stack(r, out=out)
 
 
 def _np_aminmax(x, dim=None, keepdim=False):
@@ -1440,8 +1459,14 @@ def _np_nanmedian(x, dim=None, keepdim=False):
     return np.expand_dims(r, dim) if keepdim and x.ndim else r
 
 
-def _nanmedian_values(x, *args, **kwargs):
-    return numgrad.nanmedian(x, *args, **kwargs).values
+def _nanmedian_values(x, *args, out=None, **kwargs):
+    if out is None:
+        return numgrad.nanmedian(x, *args, **kwargs).values
+    indices = numgrad.empty(0, dtype=numgrad.int64)
+    r = numgrad.nanmedian(x, *args, **kwargs, out=(out, indices))
+    assert type(r).__name__ == "nanmedian_out" and r.indices is indices
+    assert numgrad.equal(indices, numgrad.nanmedian(x, *args, **kwargs).indices)
+    return r.values
 
 
 def _sample_nanmedian(dtype, rng, *, dims):
@@ -1492,12 +1517,13 @@ OP_DB += [
     OpInfo("pdist", _F.pdist, _np_pdist, _sample_pdist, ("float32", "float64"), method=None, inplace=None,
            supports_out=False, tolerances=_DIST_TOL, kind="reduction"),
     # Ops with two results: the table checks them stacked (aminmax) or their values (nanmedian).
-    OpInfo("aminmax", _aminmax, _np_aminmax, _sample_aminmax, method=None, inplace=None, supports_out=False,
-           torch_name=None, kind="reduction"),
+    OpInfo("aminmax", _aminmax, _np_aminmax, _sample_aminmax, method=None, inplace=None, torch_name=None,
+           kind="reduction"),
     OpInfo("nanmedian", numgrad.nanmedian, _np_nanmedian, partial(_sample_nanmedian, dims=False), NO_BOOL,
            inplace=None, supports_out=False, kind="reduction"),
+    # PyTorch's nanmedian has out= only over a dim.
     OpInfo("nanmedian", _nanmedian_values, _np_nanmedian, partial(_sample_nanmedian, dims=True), NO_BOOL,
-           variant="dim", method=None, inplace=None, supports_out=False, torch_name=None, kind="reduction"),
+           variant="dim", method=None, inplace=None, torch_name=None, kind="reduction"),
 ]
 
 

@@ -123,6 +123,25 @@ def test_batch_norm_matches_torch(training, stats, affine):
 
 
 @needs_torch
+@pytest.mark.parametrize("needs", ["xwb", "w", "b", "xb", "wb"])
+def test_batch_norm_rules_share_sums_per_backward(needs):
+    # The training rules share per-channel sums within one backward: any subset of inputs,
+    # and a retained graph replayed with a new cotangent, must still match torch.
+    rng = np.random.default_rng(5)
+    vals = [rng.standard_normal(s) for s in ((4, 3, 2), (3,), (3,), (4, 3, 2), (4, 3, 2))]
+    x, w, b = [numgrad.tensor(v, requires_grad=k in needs) for v, k in zip(vals, "xwb")]
+    tx, tw, tb = [torch.tensor(v, requires_grad=k in needs) for v, k in zip(vals, "xwb")]
+    out = F.batch_norm(x, None, None, w, b, training=True)
+    tout = torch.nn.functional.batch_norm(tx, None, None, tw, tb, training=True)
+    for g in vals[3:]:
+        out.backward(numgrad.tensor(g), retain_graph=True)
+        tout.backward(torch.tensor(g), retain_graph=True)
+        for a, t in ((x, tx), (w, tw), (b, tb)):
+            if t.requires_grad:
+                np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@needs_torch
 @pytest.mark.parametrize("kwargs", [{}, dict(padding_idx=2), dict(padding_idx=-1, scale_grad_by_freq=True)])
 def test_embedding_matches_torch(kwargs):
     w = _randn(numgrad.Generator().manual_seed(4), 5, 3).requires_grad_()

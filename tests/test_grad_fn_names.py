@@ -82,6 +82,11 @@ NAMES = {
     "x.sign()": "SignBackward0",
     "x.sigmoid()": "SigmoidBackward0",
     "x.tanh()": "TanhBackward0",
+    # their cotangents are one fused op each, whose node names the double backward
+    "mod.autograd.grad(x.tanh().sum(), x, create_graph=True)[0]": "TanhBackwardBackward0",
+    "mod.autograd.grad(x.sigmoid().sum(), x, create_graph=True)[0]": "SigmoidBackwardBackward0",
+    "mod.heaviside(x, y)": "NotImplemented",
+    "mod.heaviside(x.detach(), y)": "NotImplemented",
     "mod.nn.functional.gelu(x)": "GeluBackward0",
     "mod.nn.functional.gelu(x, approximate='tanh')": "GeluBackward0",
     "mod.nn.functional.silu(x)": "SiluBackward0",
@@ -96,6 +101,10 @@ NAMES = {
     "mod.nn.functional.relu_(x * 1)": "ReluBackward0",
     "mod.relu_(x * 1)": "ReluBackward0",
     "(x * 1).relu_()": "ReluBackward0",
+    "(x * 1).sigmoid_()": "SigmoidBackward0",
+    "(x * 1).tanh_()": "TanhBackward0",
+    "(x * 1).exp_()": "ExpBackward0",
+    "mod.sigmoid_(x * 1)": "SigmoidBackward0",
     "mod.nn.functional.leaky_relu(x * 1, 0.2, inplace=True)": "LeakyReluBackward1",
     "mod.nn.functional.leaky_relu_(x * 1)": "LeakyReluBackward1",
     "mod.nn.functional.elu(x * 1, inplace=True)": "EluBackward1",
@@ -306,6 +315,12 @@ RULES = {
     "hardtanh_": (lambda x: _F.hardtanh_(x * 2, -1.0, 1.5), [(2, 3)]),
     "silu_": (lambda x: _F.silu(x * 1, inplace=True), [(2, 3)]),
     "sin_": (lambda x: (x * 1).sin_(), [(2, 3)]),
+    "tanh_": (lambda x: (x * 1).tanh_(), [(2, 3)]),
+    "sigmoid_": (lambda x: (x * 1).sigmoid_() * 2, [(2, 3)]),
+    "exp_": (lambda x: (x * 1).exp_(), [(2, 3)]),
+    "relu_method": (lambda x: (x * 1).relu_(), [(2, 3)]),
+    "tanh_backward": (lambda g, y: numgrad.ops.functional_elementwise.tanh_backward(g, y), [(2, 3), (3,)]),
+    "sigmoid_backward": (lambda g, y: numgrad.ops.functional_elementwise.sigmoid_backward(g, y), [(2, 3), (2, 3)]),
 }
 
 

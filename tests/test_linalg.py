@@ -318,7 +318,7 @@ GRAD_CASES = {
     "vector_norm": (lambda a: L.vector_norm(a, 3, dim=1), [(2, 3)]),
     "norm2": (lambda a: L.norm(a), [(2, 3)]),
     "nuc": (lambda a: L.matrix_norm(a, "nuc"), [(3, 2)]),
-    "cross": (lambda a, b: L.cross(a, b), [(2, 3), (3,)]),
+    "cross": (lambda a, b: L.cross(a, b), [(2, 3), (1, 3)]),
     "matrix_power": (lambda a: L.matrix_power(a, -2), [(3, 3)]),
     "logdet": (lambda a: numgrad.logdet(a @ a.mT + numgrad.eye(3, dtype=numgrad.float64)), [(3, 3)]),
 }

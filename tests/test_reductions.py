@@ -148,6 +148,15 @@ def test_max_min_forms():
     assert ties.argmax().item() == 1 and ties.max(0).indices.item() == 1 and ties.argmin().item() == 3
 
 
+def test_return_types_live_in_one_module():
+    import pickle
+    t = ng.tensor([[1.0, 4.0], [3.0, 2.0]])
+    for r in (t.max(0), ng.aminmax(t), ng.linalg.qr(t), ng.sort(t)):
+        assert getattr(ng.return_types, type(r).__name__) is type(r)
+        assert pickle.loads(pickle.dumps(type(r))) is type(r)
+        assert repr(r).startswith(f"numgrad.return_types.{type(r).__name__}(\n{r._fields[0]}=tensor(")
+
+
 def test_argmax_flat_index_of_noncontiguous_and_keepdim():
     a = _data((4, 5), np.float64)
     t = ng.from_numpy(a).t()

@@ -82,3 +82,25 @@ def small_case(library, name):
     args = _convert(library, [rng.standard_normal(16).astype(np.float32) for _ in range(_ARITY[name])])
     fn = function(library, name)
     return lambda: fn(*args)
+
+
+RANDOM = ["rand", "randn", "randint", "randperm"]
+
+
+def random_case(library, name, n):
+    """``run()`` drawing ``n`` numbers: uniform or normal float32, integers in [0, 100), or a
+    permutation; NumPy draws from its own Mersenne Twister (``Generator(MT19937)``)."""
+    if library == "numpy":
+        rng = np.random.Generator(np.random.MT19937(0))
+        return {"rand": lambda: rng.random(n, dtype=np.float32),
+                "randn": lambda: rng.standard_normal(n, dtype=np.float32),
+                "randint": lambda: rng.integers(0, 100, n),
+                "randperm": lambda: rng.permutation(n)}[name]
+    if library == "torch" and torch is None:
+        raise NotImplementedError("torch is not installed")
+    lib = torch if library == "torch" else numgrad
+    lib.manual_seed(0)
+    return {"rand": lambda: lib.rand(n),
+            "randn": lambda: lib.randn(n),
+            "randint": lambda: lib.randint(0, 100, (n,)),
+            "randperm": lambda: lib.randperm(n)}[name]

@@ -42,3 +42,17 @@ class Overhead:
 
     def time_op(self, library, op):
         self.run()
+
+
+class Random:
+    """The CPU generator: float32 uniforms and normals, integers, permutations."""
+
+    params = (cases.LIBRARIES, cases.RANDOM, [10 ** 3, 10 ** 6])
+    param_names = ["library", "op", "n"]
+
+    def setup(self, library, op, n):
+        self.run = cases.random_case(library, op, n)
+        self.run()
+
+    def time_op(self, library, op, n):
+        self.run()

@@ -540,18 +540,23 @@ def _save(node, op, inputs, first, need):
         node._keeps = kept
 
 
-def check_inplace(target):
-    """Refuse an in-place op on a leaf that requires grad (or on a view of one)."""
+def check_inplace(target, others=()):
+    """The one check every in-place op (arithmetic, fills, copies, index writes, random fills,
+    in-place view ops) runs before writing into ``target``, as PyTorch's: with grad mode on, no
+    write into a leaf that requires grad or a view of one, and, when the write needs grad
+    (``target``, its base or one of the ``others`` operands requires grad), none into a view
+    made in no_grad or inference mode or by a multi-output op (autograd.views_history)."""
     if not grad_mode._state.enabled:
         return
+    base = target._base
+    if base is not None and target._view_meta is not None and (
+            target.requires_grad or base.requires_grad or any(getattr(o, "requires_grad", False) for o in others)):
+        from .views_history import check_write
+        check_write(target)
     if target.requires_grad and target.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    base = target._base
     if base is None:
         return
-    if target.grad_fn is not None or base.requires_grad:
-        from .views_history import check_multi_output_write
-        check_multi_output_write(target)
     if base.requires_grad and base.grad_fn is None:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation.")
@@ -563,7 +568,7 @@ def rebase(target, source):
     When ``target`` is a view, its base takes a CopySlices node that routes the written region's
     cotangent to the write and the rest to the base's previous history.
     """
-    check_inplace(target)
+    check_inplace(target, (source,))
     if source.requires_grad:
         target.requires_grad = True
         target.grad_fn = source.grad_fn

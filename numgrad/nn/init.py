@@ -92,9 +92,10 @@ def eye_(tensor):
 
 
 def xavier_uniform_(tensor, gain: float = 1.0, generator=None):
-    """Glorot uniform: U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
+    """Glorot uniform: U(-a, a) with a = sqrt(3) * gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    # Rounded as PyTorch rounds it, so that a seed gives the same weights.
+    a = math.sqrt(3.0) * (gain * math.sqrt(2.0 / float(fan_in + fan_out)))
     return uniform_(tensor, -a, a, generator)
 
 
@@ -106,10 +107,11 @@ def xavier_normal_(tensor, gain: float = 1.0, generator=None):
 
 def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                      generator=None):
-    """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan)."""
+    """He uniform: U(-bound, bound) with bound = sqrt(3) * gain / sqrt(fan)."""
     if 0 in tensor.shape:
         return tensor
-    bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / _fan(tensor, mode))
+    # Rounded as PyTorch rounds it, so that a seed gives the same weights.
+    bound = math.sqrt(3.0) * (calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode)))
     return uniform_(tensor, -bound, bound, generator)
 
 

@@ -265,8 +265,8 @@ def _write(v, adv, values, accumulate):
     """In place into view ``v``: raw when nothing is differentiated, else the differentiable
     out-of-place op written back with its history."""
     inputs = (v, values) if hasattr(values, "_storage") else (v,)
+    tape.check_inplace(v, inputs)
     if tape.should_record(inputs) or tape.has_tangents(inputs):
-        tape.check_inplace(v)
         result = _index_put_adv(v, adv, values, accumulate)
         v._write(result)
         tape.rebase(v, result)

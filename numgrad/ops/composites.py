@@ -4,11 +4,11 @@ their gradients (of any order) and tangents follow from their parts."""
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 from .. import dtypes, shapes
 from ..autograd import grad_mode
 from ..autograd.tape import plain, record_result
+from ..return_types import return_type
 from . import functional_elementwise as F
 from .registry import backend, get_op, primitive, torch_type_name, write_out
 
@@ -97,16 +97,30 @@ def logcumsumexp(input, dim: int, *, out=None):
 
 # ---------------------------------------------------------------------------------- aminmax
 
-_aminmax_type = namedtuple("aminmax", ["min", "max"])
-_aminmax_type.__repr__ = lambda self: f"numgrad.return_types.aminmax(\nmin={self.min!r},\nmax={self.max!r})"
-_aminmax_type.__module__ = "numgrad.return_types"
+_aminmax_type = return_type("aminmax", ["min", "max"])
+_aminmax_out_type = return_type("aminmax_out", ["min", "max"])
 
 
-def aminmax(input, *, dim=None, keepdim: bool = False):
-    """aminmax(input, *, dim=None, keepdim=False) -> (min, max)
+def out_pair(name: str, out) -> tuple:
+    """The two tensors of a two-result op's ``out=`` argument, checked as PyTorch checks it."""
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    if len(out) != 2:
+        raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+    return tuple(out)
+
+
+def aminmax(input, *, dim=None, keepdim: bool = False, out=None):
+    """aminmax(input, *, dim=None, keepdim=False, out=None) -> (min, max)
 
     The smallest and largest elements, of all of ``input`` or over ``dim``."""
+    from .linalg import _C10_NAME
     from .reductions import amax, amin
+    if out is not None:
+        for o in out_pair("aminmax", out):
+            if o.dtype is not input.dtype:
+                raise RuntimeError(f"Expected out tensor to have dtype {_C10_NAME[input.dtype.name]}, but got "
+                                   f"{_C10_NAME[o.dtype.name]} instead")
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
@@ -114,11 +128,14 @@ def aminmax(input, *, dim=None, keepdim: bool = False):
         lo, hi = amin(input), amax(input)
         if keepdim:
             lo, hi = lo.reshape((1,) * input.ndim), hi.reshape((1,) * input.ndim)
+    else:
+        d = shapes.normalize_dim(dim, input.ndim)
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+        lo, hi = amin(input, d, keepdim), amax(input, d, keepdim)
+    if out is None:
         return _aminmax_type(lo, hi)
-    d = shapes.normalize_dim(dim, input.ndim)
-    if input.ndim and input.shape[d] == 0:
-        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
-    return _aminmax_type(amin(input, d, keepdim), amax(input, d, keepdim))
+    return _aminmax_out_type(write_out(lo, out[0]), write_out(hi, out[1]))
 
 
 # ----------------------------------------------------------------------------------- renorm

@@ -161,9 +161,9 @@ def copy_(input, src, non_blocking=False):
     if hasattr(src, "_storage") and src._shape != input._shape:
         # src must expand to input's shape; this raises PyTorch's message when it cannot.
         shapes.expand_strides(src._shape, src._strides, input._shape)
+    tape.check_inplace(input, (src,))
     if (tape.should_record((src,)) or input.requires_grad) and tape.grad_mode.is_grad_enabled() \
             or tape.has_tangents((input, src)):
-        tape.check_inplace(input)
         value = src if hasattr(src, "_storage") else None
         if value is None:
             input._write(src)

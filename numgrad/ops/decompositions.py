@@ -6,10 +6,9 @@ An op with several differentiable results records one tape entry on their concat
 """
 from __future__ import annotations
 
-from collections import namedtuple
-
 from .. import dtypes, shapes
 from ..autograd import tape
+from ..return_types import return_type as _return_type
 from .registry import primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
@@ -18,12 +17,6 @@ __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "qr", "s
 
 class LinAlgError(RuntimeError):
     """Raised when a factorization cannot be completed (singular or not positive-definite input)."""
-
-
-def _return_type(name, fields):
-    cls = namedtuple(name, fields)
-    cls.__module__ = "numgrad.return_types"
-    return cls
 
 
 SlogdetResult = _return_type("linalg_slogdet", ["sign", "logabsdet"])

@@ -13,7 +13,7 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 from . import scalar_math, special_math
-from .registry import OPS, _tagged, elementwise, run_elementwise
+from .registry import OPS, _tagged, elementwise, not_implemented, run_elementwise
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -198,14 +198,26 @@ elementwise("acos", lambda x: math.acos(x) if -1 <= x <= 1 else math.nan, result
 elementwise("atan", lambda x: math.atan(x), result="float", d=lambda ans, x: 1 / (1 + x * x))
 elementwise("sinh", lambda x: math.sinh(x), result="float", d=lambda ans, x: cosh(x))
 elementwise("cosh", lambda x: math.cosh(x), result="float", d=lambda ans, x: sinh(x))
-elementwise("tanh", scalar_math.tanh, result="float", d=lambda ans, x: 1 - ans * ans)
+# tanh and sigmoid read their result, and their cotangent is one fused kernel, as PyTorch's
+# tanh_backward(g, y) and sigmoid_backward(g, y) (whose own nodes name double backward).
+elementwise("tanh", scalar_math.tanh, result="float",
+            vjp=(lambda g, ans, x: tanh_backward(g, ans),), jvp=(lambda t, ans, x: tanh_backward(t, ans),))
+elementwise("tanh_backward", lambda g, y: g * (_like(y, 1.0) - y * y), nin=2, result="floating",
+            vjp=(lambda gg, ans, g, y: tanh_backward(gg, y), lambda gg, ans, g, y: gg * g * (-2 * y)),
+            jvp=(lambda t, ans, g, y: tanh_backward(t, y), lambda t, ans, g, y: t * g * (-2 * y)),
+            backward_name="TanhBackwardBackward0")
 elementwise("asinh", lambda x: math.asinh(x), result="float", d=lambda ans, x: rsqrt(x * x + 1))
 elementwise("acosh", lambda x: math.acosh(x) if x >= 1 else math.nan, result="float",
             d=lambda ans, x: rsqrt(x * x - 1))
 elementwise("atanh", lambda x: math.atanh(x) if -1 < x < 1 else (math.copysign(math.inf, x) if x == 1 or x == -1 else math.nan),
             result="float", d=lambda ans, x: 1 / (1 - x * x))
 
-elementwise("sigmoid", scalar_math.sigmoid, result="float", d=lambda ans, x: ans * (1 - ans))
+elementwise("sigmoid", scalar_math.sigmoid, result="float",
+            vjp=(lambda g, ans, x: sigmoid_backward(g, ans),), jvp=(lambda t, ans, x: sigmoid_backward(t, ans),))
+elementwise("sigmoid_backward", lambda g, y: g * (_like(y, 1.0) - y) * y, nin=2, result="floating",
+            vjp=(lambda gg, ans, g, y: sigmoid_backward(gg, y), lambda gg, ans, g, y: gg * g * (1 - 2 * y)),
+            jvp=(lambda t, ans, g, y: sigmoid_backward(t, y), lambda t, ans, g, y: t * g * (1 - 2 * y)),
+            backward_name="SigmoidBackwardBackward0")
 
 
 def _relu(x):
@@ -752,6 +764,25 @@ elementwise("prelu_kernel", _leaky_relu, nin=2, result="floating",
 # glu over its two halves a, b (the node itself is recorded on the whole input).
 elementwise("glu_halves", lambda a, b: a * scalar_math.sigmoid(b), nin=2, result="floating",
             d=(lambda ans, a, b: sigmoid(b), lambda ans, a, b: ans * (1 - sigmoid(b))))
+# glu's cotangent for its gate half b, from the result y: g * y * (1 - sigmoid(b)) in one kernel.
+elementwise("glu_gate_backward", lambda g, y, b: g * y * (_like(b, 1.0) - scalar_math.sigmoid(b)), nin=3,
+            result="floating",
+            d=(lambda ans, g, y, b: y * (1 - sigmoid(b)), lambda ans, g, y, b: g * (1 - sigmoid(b)),
+               lambda ans, g, y, b: -ans * sigmoid(b)))
+
+
+# The in-place elu family's backward reads the result y (the input is gone): below zero the
+# derivative is input_scale * (y + scale * alpha), as PyTorch's elu_backward with is_result.
+def _elu_backward_result(g, y, alpha, scale, input_scale):
+    return g * scale if y > 0 else g * input_scale * (y + alpha * scale)
+
+
+elementwise("elu_backward_result", _elu_backward_result, nin=5, result="floating",
+            vjp=(lambda gg, ans, g, y, a, s, i: run_elementwise(OPS["elu_backward_result"], (gg, y, a, s, i)),
+                 lambda gg, ans, g, y, a, s, i: where(y > 0, 0.0, gg * g * i), None, None, None),
+            jvp=(lambda t, ans, g, y, a, s, i: run_elementwise(OPS["elu_backward_result"], (t, y, a, s, i)),
+                 lambda t, ans, g, y, a, s, i: where(y > 0, 0.0, t * g * i), None, None, None),
+            backward_name="EluBackwardBackward0")
 
 
 # ---------------------------------------------------------------------------------- more math
@@ -861,7 +892,8 @@ def _heaviside(x, values):
     return _like(x, 1) if x > 0 else _like(x, 0)
 
 
-elementwise("heaviside", _heaviside, nin=2, differentiable=False)
+# As in PyTorch, a result from inputs requiring grad is recorded, and its backward raises.
+elementwise("heaviside", _heaviside, nin=2, **not_implemented("heaviside", 2))
 
 
 def _logaddexp2(x, y):
@@ -928,5 +960,6 @@ elementwise("isposinf", lambda x: x == math.inf, result="bool", differentiable=F
 elementwise("isreal", lambda x: True, result="bool", differentiable=False)
 
 from .functional_elementwise import *  # noqa: E402,F401,F403  (rules above call these by name)
-from .functional_elementwise import pow_backward, threshold_backward  # noqa: E402
+from .functional_elementwise import pow_backward, sigmoid_backward, tanh_backward  # noqa: E402
+from .functional_elementwise import threshold_backward  # noqa: E402
 from .functional_elementwise import special_i1  # noqa: E402

@@ -25,6 +25,8 @@ def _unary(name, doc):
         return run_elementwise(op, (input,), out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"{name}(input, *, out=None) -> Tensor\n\n{doc}"
+    # The op it dispatches and nothing else (Tensor's in-place methods may run the op directly).
+    fn.elementwise_op = op
     __all__.append(name)
     return fn
 
@@ -79,6 +81,16 @@ def pow_backward(grad, input, exponent):
 def threshold_backward(grad, result):
     """``grad`` where ``result`` is positive or NaN, 0 elsewhere: the cotangent through a ReLU."""
     return run_elementwise(OPS["threshold_backward"], (grad, result))
+
+
+def tanh_backward(grad, output):
+    """``grad * (1 - output ** 2)`` in one kernel: the cotangent through ``output = tanh(x)``."""
+    return run_elementwise(OPS["tanh_backward"], (grad, output))
+
+
+def sigmoid_backward(grad, output):
+    """``grad * (1 - output) * output`` in one kernel: the cotangent through ``output = sigmoid(x)``."""
+    return run_elementwise(OPS["sigmoid_backward"], (grad, output))
 erf = _unary("erf", "Error function of each element.")
 erfc = _unary("erfc", "Complementary error function of each element.")
 ceil = _unary("ceil", "Smallest integer not less than each element.")
@@ -530,9 +542,10 @@ def special_i1(input, *, out=None):
     return run_elementwise(OPS["special_i1"], (input,), out)
 
 
-def _check_tensors(name, input, other):
-    # PyTorch's binding takes no Python numbers for these ops.
-    for pos, (arg, x) in enumerate((("input", input), ("other", other)), 1):
+def _check_tensors(name, first=1, **args):
+    # PyTorch's binding takes no Python numbers for these arguments (``first`` is the position
+    # of the first one named).
+    for pos, (arg, x) in enumerate(args.items(), first):
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
 
@@ -554,8 +567,7 @@ def polygamma(n, input, *, out=None):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    if not isinstance(input, Tensor):
-        raise TypeError(f"polygamma(): argument 'input' (position 2) must be Tensor, not {type(input).__name__}")
+    _check_tensors("polygamma", 2, input=input)
     return run_elementwise(OPS["polygamma"], (int(n), input), out)
 
 
@@ -564,10 +576,7 @@ def heaviside(input, values, *, out=None):
     """heaviside(input, values, *, out=None) -> Tensor
 
     The Heaviside step: 0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"heaviside(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-    if not isinstance(values, Tensor):
-        raise TypeError(f"heaviside(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    _check_tensors("heaviside", input=input, values=values)
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return run_elementwise(OPS["heaviside"], (input, values), out)
@@ -578,8 +587,7 @@ def copysign(input, other, *, out=None):
     """copysign(input, other, *, out=None) -> Tensor
 
     The magnitude of ``input`` with the sign of ``other`` (a tensor or a number), as floats."""
-    if not isinstance(input, Tensor):
-        raise TypeError(f"copysign(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    _check_tensors("copysign", input=input)
     return run_elementwise(OPS["copysign"], (input, other), out)
 
 
@@ -588,7 +596,7 @@ def logaddexp2(input, other, *, out=None):
     """logaddexp2(input, other, *, out=None) -> Tensor
 
     log2(2**input + 2**other) of each pair, computed without overflow."""
-    _check_tensors("logaddexp2", input, other)
+    _check_tensors("logaddexp2", input=input, other=other)
     return run_elementwise(OPS["logaddexp2"], (input, other), out)
 
 
@@ -597,7 +605,7 @@ def nextafter(input, other, *, out=None):
     """nextafter(input, other, *, out=None) -> Tensor
 
     The next representable floating-point value after ``input`` towards ``other``."""
-    _check_tensors("nextafter", input, other)
+    _check_tensors("nextafter", input=input, other=other)
     rt = dtypes.result_type(input, other)
     if not rt.is_floating_point:
         # Checked here: the float16 flag operand must not decide the compute dtype.
@@ -610,7 +618,7 @@ def ldexp(input, other, *, out=None):
     """ldexp(input, other, *, out=None) -> Tensor
 
     input * 2 ** other, elementwise."""
-    _check_tensors("ldexp", input, other)
+    _check_tensors("ldexp", input=input, other=other)
     return run_elementwise(OPS["ldexp"], (input, other), out)
 
 

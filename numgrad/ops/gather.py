@@ -47,7 +47,9 @@ def _in_place(raw, out_of_place, self, args, others=()):
     differentiable out-of-place op written back into ``self``."""
     from .methods import inplace_apply
     if tape.should_record((self,) + others) or tape.has_tangents((self,) + others):
+        tape.check_inplace(self, others)
         return inplace_apply(self, out_of_place, args, {})
+    tape.check_inplace(self)
     raw(self, *args)
     self._bump_version()
     return self

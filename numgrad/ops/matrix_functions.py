@@ -4,10 +4,10 @@ matrix_power, cross, trace, ...), and PyTorch's top-level spellings of the linal
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 from .. import shapes
 from ..autograd import tape
+from ..return_types import return_type
 from . import decompositions as D
 from .linalg import matmul
 from .registry import primitive, torch_type_name, write_out as _write_out
@@ -16,8 +16,7 @@ __all__ = ["inverse", "det", "slogdet", "logdet", "cholesky", "qr", "svd", "pinv
            "trace", "cross", "norm"]
 TENSOR_METHODS = __all__
 
-LstsqResult = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
-LstsqResult.__module__ = "numgrad.return_types"
+LstsqResult = return_type("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 
 
 def _eps(dtype) -> float:
@@ -272,14 +271,20 @@ _LEVI_CIVITA = [[[0, 0, 0], [0, 0, 1], [0, -1, 0]],
                 [[0, 1, 0], [-1, 0, 0], [0, 0, 0]]]
 
 
+def _same_ndim(a, b):
+    if len(a._shape) != len(b._shape):
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+
+
 def _cross(a, b, dim, name):
     from ..creation import tensor
     from .einsum import einsum
-    if a._shape[dim] != 3 or b._shape[dim] != 3:
-        raise RuntimeError(f"{name}: inputs dimension {dim} must have length 3. Got {a._shape[dim]} and "
-                           f"{b._shape[dim]}")
+    _same_ndim(a, b)
+    d = shapes.normalize_dim(dim, len(a._shape))
+    if a._shape[d] != 3 or b._shape[d] != 3:
+        raise RuntimeError(f"{name}: inputs dimension {dim} must have length 3. Got {a._shape[d]} and "
+                           f"{b._shape[d]}")
     shape = shapes.broadcast_shapes(a._shape, b._shape)
-    d = shapes.normalize_dim(dim, len(shape))
     a = a.expand(shape).movedim(d, -1)
     b = b.expand(shape).movedim(d, -1)
     # c_i = eps_ijk a_j b_k: products with +-1 and 0 only, so the result is exact.
@@ -311,6 +316,7 @@ def cross(input, other, dim=None, *, out=None):
     """cross(input, other, dim=None) -> Tensor: cross products along ``dim`` (the first dim of size
     3 when None)."""
     if dim is None:
+        _same_ndim(input, other)
         shape = shapes.broadcast_shapes(input._shape, other._shape)
         dim = next((k for k, s in enumerate(shape) if s == 3), -1)
     return _write_out(_recorded_cross(input, other, dim, "linalg.cross"), out)
@@ -318,12 +324,9 @@ def cross(input, other, dim=None, *, out=None):
 
 # ------------------------------------------------------------------------------ top-level spellings
 
-SlogdetResult = namedtuple("slogdet", ["sign", "logabsdet"])
-SlogdetResult.__module__ = "numgrad.return_types"
-QRResult = namedtuple("qr", ["Q", "R"])
-QRResult.__module__ = "numgrad.return_types"
-SVDResult = namedtuple("svd", ["U", "S", "V"])
-SVDResult.__module__ = "numgrad.return_types"
+SlogdetResult = return_type("slogdet", ["sign", "logabsdet"])
+QRResult = return_type("qr", ["Q", "R"])
+SVDResult = return_type("svd", ["U", "S", "V"])
 
 
 def inverse(input, *, out=None):

@@ -16,7 +16,7 @@ from . import statistics as S
 from . import views as V
 from . import copying as C
 from . import splitting as SP
-from .registry import OPS, backend, run_elementwise, torch_type_name
+from .registry import OPS, backend, run_elementwise, run_in_place, torch_type_name
 from ..autograd import tape as _tape
 from ..autograd.grad_mode import _state as _grad_state
 
@@ -102,18 +102,41 @@ def _direct_inplace(fn, name):
     return method
 
 
+def _result_inplace(fn, name):
+    """``exp_``/``tanh_``/``relu_`` & co., unary ops whose rules read only the result: one kernel
+    writes over self and, when autograd sees the write, one node takes over self's history, as
+    ``nn.functional.relu(x, inplace=True)`` does."""
+    op = fn.elementwise_op
+    general = _inplace(fn, name)
+
+    def method(self, *args, **kwargs):
+        if args or kwargs:
+            return general(self, *args, **kwargs)
+        return run_in_place(op, self, (), op)
+    method.__name__ = method.__qualname__ = general.__name__
+    method.__doc__ = general.__doc__
+    return method
+
+
+def _reads_result_only(name) -> bool:
+    op = getattr(METHODS[name], "elementwise_op", None)
+    return op is not None and op.differentiable and \
+        all(uses is None or not uses[1] for uses in _tape.saved_args(op))
+
+
 def inplace_apply(self, fn, args, kwargs, takes_out=None):
     """Run ``fn(self, *args)`` writing its result into ``self``; bumps the version counter."""
     if _grad_state.enabled or _tape._dual_levels[0]:
         inputs = (self,) + tuple(args)
         if _tape.should_record(inputs) or _tape.has_tangents(inputs):
-            _tape.check_inplace(self)
+            _tape.check_inplace(self, args)
             result = fn(self, *args, **kwargs)
             _check_inplace(self, result)
             _tape.save_snapshot(result.grad_fn, self)
             self._write(result)
             _tape.rebase(self, result)
             return self
+        _tape.check_inplace(self)
     if takes_out is None:
         takes_out = _takes_out(fn)
     if takes_out:
@@ -152,8 +175,8 @@ for _name, _fn in METHODS.items():
     # A plain function is already a method; only other callables need the wrapper.
     setattr(Tensor, _name, _fn if isinstance(_fn, FunctionType) else _method(_fn))
 for _name in INPLACE:
-    setattr(Tensor, _name + "_", (_direct_inplace if _name in ("add", "sub", "mul", "div") else _inplace)(
-        METHODS[_name], _name))
+    setattr(Tensor, _name + "_", (_direct_inplace if _name in ("add", "sub", "mul", "div") else
+                                  _result_inplace if _reads_result_only(_name) else _inplace)(METHODS[_name], _name))
 # float_power_ checks self before computing; the result is then written in place.
 Tensor.float_power_ = _inplace(_float_power_inplace, "float_power")
 

@@ -1,4 +1,4 @@
-"""Data movement that copies: cat/stack, repeat/tile, flip/roll, triangles and diagonals, one_hot.
+"""Data movement that copies: cat/stack, repeat/tile, flip/roll, triangles and diagonals.
 
 Forwards are composed from views, ``cat`` and ``where``; the public ops are primitives with
 their rules next to them, so each records one node named as PyTorch names it.
@@ -12,6 +12,7 @@ import numpy as np
 from .. import dtypes, shapes
 from ..autograd.tape import plain as _plain, record_result as _record
 from .registry import Op, primitive, write_out as _out
+from .views import _diagonal_backward
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
            "atleast_1d", "atleast_2d", "atleast_3d", "tile", "repeat_interleave", "flip",
@@ -471,14 +472,6 @@ def diag(input, diagonal=0, *, out=None):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
-def _diagonal_backward(g, ans, x, offset, dim1, dim2):
-    # Only x's shape is read (so saved), as PyTorch's: x may change in place before backward.
-    from ..creation import zeros
-    out = zeros(x.shape, dtype=g.dtype, device=g.device)
-    out.diagonal(offset, dim1, dim2).copy_(g)
-    return out
-
-
 # A copied diagonal: PyTorch names its node after diagonal_copy, the op diag of a matrix runs.
 _diagonal_copy_op = primitive(
     "diagonal_copy", 1, backward_name="DiagonalBackward0_copy", vjp=(_diagonal_backward,),
@@ -488,29 +481,6 @@ _diagonal_copy_op = primitive(
 def diagflat(input, offset=0):
     """diagflat(input, offset=0) -> Tensor: the flattened input on a diagonal of a square matrix."""
     return diag_embed(input.reshape(-1), offset, 0, 1)
-
-
-# ----------------------------------------------------------------------------------- one_hot
-
-def one_hot(tensor, num_classes=-1):
-    """one_hot(tensor, num_classes=-1) -> LongTensor: a trailing dim of size ``num_classes``
-    (max + 1 when -1) with a 1 at each element's value."""
-    from ..creation import zeros
-    if tensor.dtype is not dtypes.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if tensor.numel():
-        lo, hi = int(tensor.amin().item()), int(tensor.amax().item())
-        if lo < 0:
-            raise RuntimeError("Class values must be non-negative.")
-        if num_classes == -1:
-            num_classes = hi + 1
-        elif hi >= num_classes:
-            raise RuntimeError("Class values must be smaller than num_classes.")
-    elif num_classes == -1:
-        raise RuntimeError("Can not infer total number of classes from empty tensor.")
-    out = zeros(tuple(tensor.shape) + (num_classes,), dtype=dtypes.int64, device=tensor.device)
-    from .gather import scatter_
-    return scatter_(out, -1, tensor.unsqueeze(-1), 1)
 
 
 TENSOR_METHODS = {"repeat": repeat, "tril_": tril_, "triu_": triu_}

@@ -9,7 +9,8 @@ from .. import dtypes, shapes
 from ..autograd.tape import plain, record_result
 from . import functional_elementwise as F
 from .reductions import _maxmin_jvp, _maxmin_vjp, _return_type, _select_jvp, _select_vjp
-from .registry import primitive, torch_type_name
+from .composites import out_pair
+from .registry import primitive, torch_type_name, write_out
 
 __all__ = ["quantile", "nanquantile", "nanmedian"]
 
@@ -88,7 +89,6 @@ def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = 
     ``dim``; a 1-D ``q`` adds a leading dim. ``interpolation`` picks between the two closest
     sorted values: linear, lower, higher, midpoint or nearest (ties to even). NaN if a row holds
     a NaN."""
-    from .registry import write_out
     return write_out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
 
 
@@ -96,11 +96,11 @@ def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str
     """nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor
 
     :func:`quantile` ignoring NaN values; NaN only for rows that are all NaN."""
-    from .registry import write_out
     return write_out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)
 
 
 _nanmedian_type = _return_type("nanmedian")
+_nanmedian_out_type = _return_type("nanmedian_out")
 _nanmedian_op = primitive("nanmedian", 1, vjp=(lambda g, ans, x: _maxmin_vjp(g, ans, x, (), False, None),),
                           jvp=(lambda t, ans, x: _maxmin_jvp(t, ans, x, (), False, None),),
                           backward_name="NanmedianBackward0")
@@ -108,8 +108,8 @@ _nanmedian_dim_op = primitive("nanmedian_dim", 1, vjp=(_select_vjp,), jvp=(_sele
                               backward_name="NanmedianBackward1")
 
 
-def nanmedian(input, dim=None, keepdim: bool = False):
-    """nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False) -> (values, indices)
+def nanmedian(input, dim=None, keepdim: bool = False, *, out=None):
+    """nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False, *, out=None) -> (values, indices)
 
     The lower median of the non-NaN values (NaN for a row of NaNs) and, over ``dim``, its index."""
     from ..creation import full
@@ -118,21 +118,41 @@ def nanmedian(input, dim=None, keepdim: bool = False):
         raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not implemented for '
                                   f"'{torch_type_name(x.dtype)}'")
     if dim is None:
+        if out is not None:
+            raise TypeError("nanmedian() missing 1 required positional arguments: \"dim\"")
         if x.numel() == 0:
             return full((), math.nan, dtype=x.dtype, device=x.device)
-        ordered = x.reshape(-1).sort().values
-        count = (~F.isnan(ordered)).sum(0, keepdim=True)
-        value = ordered.gather(0, F.clamp_min(F.floor_divide(count - 1, 2), 0)).reshape(())
-        return record_result(_nanmedian_op, (input,), value)
+        return record_result(_nanmedian_op, (input,), _nan_median(x.reshape(-1), 0)[0].reshape(()))
+    if out is not None:
+        _check_out(x, out_pair("nanmedian", out))
     d = shapes.normalize_dim(dim, x.ndim)
     if x.ndim and x.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    rows = x if x.ndim else x.reshape(1)
-    ordered, order = rows.sort(d)
-    count = (~F.isnan(ordered)).sum(d, keepdim=True)
-    at = F.clamp_min(F.floor_divide(count - 1, 2), 0)
-    values, indices = ordered.gather(d, at), order.gather(d, at)
+    values, indices = _nan_median(x if x.ndim else x.reshape(1), d)
     if not keepdim or not x.ndim:
         values, indices = values.squeeze(d), indices.squeeze(d)
     record_result(_nanmedian_dim_op, (input,), values, {"dim": d, "keepdim": keepdim, "indices": indices})
-    return _nanmedian_type(values, indices)
+    if out is None:
+        return _nanmedian_type(values, indices)
+    return _nanmedian_out_type(write_out(values, out[0]), write_out(indices, out[1]))
+
+
+def _nan_median(rows, d):
+    """Each row's lower median along ``d`` of its non-NaN values (which sort first) and its
+    index, kept as a dim of size 1."""
+    ordered, order = rows.sort(d)
+    count = (~F.isnan(ordered)).sum(d, keepdim=True)
+    at = F.clamp_min(F.floor_divide(count - 1, 2), 0)
+    return ordered.gather(d, at), order.gather(d, at)
+
+
+def _check_out(x, out):
+    values, indices = out
+    if values.dtype is not x.dtype:
+        raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; "
+                           f"but type torch.{torch_type_name(values.dtype)}Tensor does not equal "
+                           f"torch.{torch_type_name(x.dtype)}Tensor (while checking arguments for median)")
+    if indices.dtype is not dtypes.int64:
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+                           f"torch.{torch_type_name(indices.dtype)}Tensor instead (while checking arguments "
+                           f"for median)")

@@ -3,7 +3,6 @@ dim, argmax, median, mode) and scans (cumsum, cumprod), each with its VJP and JV
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 
 import numpy as np
 
@@ -13,20 +12,13 @@ from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..autograd.tape import plain as _plain
+from ..return_types import return_type as _return_type
 from .registry import backend, primitive, reduction, torch_type_name, write_out as _write_out
 
 __all__ = ["sum", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "any", "all", "cumsum",
            "cumprod", "cummax", "cummin", "median", "mode", "sum_to"]
 
 _builtin_max, _builtin_min, _builtin_sum = max, min, sum
-
-
-def _return_type(name):
-    """A ``(values, indices)`` named tuple printed like ``torch.return_types.<name>``."""
-    cls = namedtuple(name, ["values", "indices"])
-    cls.__repr__ = lambda self: f"numgrad.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
-    cls.__module__ = "numgrad.return_types"
-    return cls
 
 
 return_types = {n: _return_type(n) for n in ("max", "min", "median", "mode", "cummax", "cummin")}

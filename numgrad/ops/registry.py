@@ -114,6 +114,18 @@ def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jv
                        bool_ok=bool_ok, backward_name=backward_name, variants=variants or {}))
 
 
+def not_implemented(name: str, nin: int) -> dict:
+    """Rules of an op PyTorch records but cannot differentiate (pass them to a declaration as
+    ``**not_implemented(...)``): its node, named NotImplemented, raises once the backward pass
+    reaches it, and forward mode refuses at once."""
+    def vjp(*args, **params):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    def jvp(*args, **params):
+        raise NotImplementedError(f"Trying to use forward AD with aten::{name} that does not support it.")
+    return {"vjp": (vjp,) * nin, "jvp": (jvp,) * nin, "backward_name": "NotImplemented"}
+
+
 def primitive(name: str, nin: int, *, vjp=(), jvp=(), kind: str = "composite",
               differentiable: bool = True, backward_name: str = "", variants=None) -> Op:
     """Declare a non-elementwise op (a reduction, a view, a data movement): rules only; the
@@ -231,6 +243,9 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
 
     ``out`` is an existing tensor to write into (``out=`` or the self of an in-place op).
     """
+    if inplace and out._base is not None and _grad_state.enabled:
+        # Writes that record check there; this one may not record but still be refused.
+        _tape.check_inplace(out, inputs)
     if not _profiler.enabled and not _tape._dual_levels[0]:
         # The common call: CPU tensors and Python scalars, no forward-mode tangents.
         key = [op, dtypes._default_dtype]
@@ -270,6 +285,21 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
     if _profiler.enabled:
         return _profiler.timed("aten::" + op.name, _run_elementwise, op, inputs, out, inplace)
     return _run_elementwise(op, inputs, out, inplace)
+
+
+def run_in_place(op, input, params=(), node_op=None, variant=None):
+    """``op(input, *params)`` written over ``input`` by one kernel. When autograd sees the write,
+    one node takes over input's history: ``node_op``'s, whose rules read the result, or without
+    it ``op``'s own (named by its ``variant``), reading a copy of the input taken before the write."""
+    if not (_tape.should_record((input,)) or _tape.has_tangents((input,))):
+        return run_elementwise(op, (input,) + params, input, True)
+    _tape.check_inplace(input)
+    before = input if node_op is not None else _tape.snapshot(input)
+    result = _tape.plain(input)
+    run_elementwise(op, (result,) + params, result, True)
+    _tape.record_result(node_op or op, (before,) + params, result, variant=variant)
+    _tape.rebase(input, result)
+    return input
 
 
 def _new_plan(key, op: Op, inputs: tuple):

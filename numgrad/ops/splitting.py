@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import shapes
 from ..autograd import tape
+from ..autograd.views_history import mark_view
 from ..autograd.batching import register_batched_jvp
 from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
@@ -15,25 +16,12 @@ from .views import _slice
 __all__ = ["unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit"]
 
 
-def _join(g, x, dim, sizes):
-    """The input's cotangent from the pieces' ``g`` (a tuple when there are several): stacked
-    along ``dim`` for unbind (``sizes`` None), concatenated for split; zeros for a piece whose
-    cotangent is None."""
-    from ..creation import zeros
+def _join(g, dim, sizes):
+    """The input's cotangent from the pieces' ``g`` (a tuple when there are several; the engine
+    gives a piece that got no cotangent zeros): stacked along ``dim`` for unbind (``sizes``
+    None), concatenated for split."""
     from .movement import cat, stack
-    gs = g if g.__class__ is tuple else (g,)
-    if all(p is None for p in gs):
-        return None
-    shape = list(x.shape)
-    parts = []
-    for k, p in enumerate(gs):
-        if p is None:
-            if sizes is None:
-                p = zeros(shape[:dim] + shape[dim + 1:], dtype=x.dtype, device=x.device)
-            else:
-                shape[dim] = sizes[k]
-                p = zeros(shape, dtype=x.dtype, device=x.device)
-        parts.append(p)
+    parts = g if g.__class__ is tuple else (g,)
     if sizes is None:
         return parts[0].unsqueeze(dim) if len(parts) == 1 else stack(parts, dim)
     return parts[0] if len(parts) == 1 else cat(parts, dim)
@@ -47,15 +35,12 @@ def _piece(t, dim, sizes, index):
 # A piece's tangent is the same piece of its input's tangent; the JVP rules take the piece's
 # ``index`` on top of the node's parameters.
 _unbind_op = primitive("unbind", 1, kind="view",
-                       vjp=(lambda g, ans, x, dim: _join(g, x, dim, None),),
+                       vjp=(lambda g, ans, x, dim: _join(g, dim, None),),
                        jvp=(lambda t, ans, x, dim, index: t.select(dim, index),))
 _split_op = primitive("split", 1, kind="view",
-                      vjp=(lambda g, ans, x, dim, sizes: _join(g, x, dim, sizes),),
+                      vjp=(lambda g, ans, x, dim, sizes: _join(g, dim, sizes),),
                       jvp=(lambda t, ans, x, dim, sizes, index: _piece(t, dim, sizes, index),),
                       variants={"sizes": "SplitWithSizesBackward0"})
-for _op in (_unbind_op, _split_op):
-    # autograd.views_history refuses in-place writes into such pieces
-    _op.extra["multi_output"] = True
 register_batched_jvp("unbind", (lambda t, ans, x, dim, index: t.select(dim + 1, index),))
 register_batched_jvp("split", (lambda t, ans, x, dim, sizes, index: _piece(t, dim + 1, sizes, index),))
 
@@ -71,12 +56,10 @@ def _multi_view(input, op, geometry, params, variant=None):
         pieces.append(p)
     if not pieces:
         return ()
-    if input.requires_grad:
-        if _grad_state.enabled:
-            tape.record(op, (input,), None, params, outputs=pieces, variant=variant)
-        else:
-            for p in pieces:
-                p.__dict__["_made_in_no_grad"] = True
+    if input.requires_grad and _grad_state.enabled:
+        tape.record(op, (input,), None, params, outputs=pieces, variant=variant)
+    for p in pieces:
+        mark_view(input, p, op, variant, multi=True)
     if tape._dual_levels[0] and input._fw_tangent is not None:
         for i, p in enumerate(pieces):
             tape.forward_jvp(op, (input,), p, dict(params, index=i))

@@ -81,12 +81,8 @@ def _mean_plan(key, x, dim, keepdim, dtype):
     d = _floating("mean", x, dtype)
     dims = _dims(dim, x.ndim)
     n = _numel(x._shape, dims)
-    plan = False
-    if n and d is not dtypes.float16:
-        run = backend(x.device).reduce_plan(_sum, x, dims, d, 0, _reduced_shape(x._shape, dims, keepdim), d,
-                                            divisor=n)
-        plan = (run, dims) if run is not None else False
-    _plans[key] = plan
+    run = n and d is not dtypes.float16 and _sum_div_plan(x, dims, keepdim, d, n)
+    plan = _plans[key] = (run, dims) if run else False
     return plan
 
 
@@ -139,22 +135,25 @@ def _var(x, dim, keepdim, correction):
     return _sum_div(d * d, dims, keepdim, dof), m, dims
 
 
-# Plans of sums divided in the same kernel call, keyed by the (fresh, contiguous) operand's
-# geometry, the dims and the divisor; False marks calls for the general path.
+# Plans of sums divided in the same kernel call, keyed by the operand's geometry, the dims,
+# the dtype and the divisor; False marks calls for the general path.
 _sum_div_plans = Memo()
 
 
+def _sum_div_plan(x, dims, keepdim, dtype, divisor):
+    """A run of sum(x, dims) / divisor in ``dtype`` as one kernel call, or False."""
+    key = (x.dtype, x._shape, x._strides, dims, keepdim, dtype, divisor)
+    run = _sum_div_plans.get(key)
+    if run is None:
+        run = backend(x.device).reduce_plan(_sum, x, dims, dtype, 0, _reduced_shape(x._shape, dims, keepdim),
+                                            dtype, divisor=divisor)
+        run = _sum_div_plans[key] = run or False
+    return run
+
+
 def _sum_div(x, dims, keepdim, divisor):
-    if x._storage.device is CPU and not _profiler.enabled:
-        key = (x.dtype, x._shape, x._strides, dims, keepdim, divisor)
-        run = _sum_div_plans.get(key)
-        if run is None:
-            run = backend(x.device).reduce_plan(_sum, x, dims, x.dtype, 0, _reduced_shape(x._shape, dims, keepdim),
-                                                x.dtype, divisor=divisor)
-            run = _sum_div_plans[key] = run or False
-        if run:
-            return run(x)
-    return sum(x, dims, keepdim) / divisor
+    run = x._storage.device is CPU and not _profiler.enabled and _sum_div_plan(x, dims, keepdim, x.dtype, divisor)
+    return run(x) if run else sum(x, dims, keepdim) / divisor
 
 
 def _var_grad(v, x, dims, keepdim, correction):

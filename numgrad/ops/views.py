@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..memo import Memo
 from .. import dtypes, shapes
-from ..autograd import tape
+from ..autograd import tape, views_history as _views_history
 from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
 from .registry import primitive, torch_type_name
@@ -15,7 +15,7 @@ from .registry import primitive, torch_type_name
 __all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "permute", "transpose",
            "t", "flatten", "movedim", "narrow", "select", "diagonal",
            "as_strided", "swapaxes", "swapdims", "unflatten", "view_as", "reshape_as", "squeeze_",
-           "unsqueeze_", "transpose_", "t_", "swapdims_", "swapaxes_", "moveaxis"]
+           "unsqueeze_", "transpose_", "t_", "swapdims_", "swapaxes_", "moveaxis", "as_strided_"]
 
 
 _dual_levels = tape._dual_levels
@@ -28,8 +28,18 @@ def _make_view(x, op, shape, strides, offset=None, params=None, variant=None):
                x.dtype)
     out._base = x if x._base is None else x._base
     # tape.should_record and tape.has_tangents for one input, inlined: views run on every step.
-    if x.requires_grad and _grad_state.enabled and op.differentiable:
+    enabled = _grad_state.enabled
+    if x.requires_grad and enabled and op.differentiable:
         tape.record(op, (x,), out, params, variant=variant)
+    if not enabled:
+        if _grad_state.inference or x._base is not None and x._view_meta is not None:
+            _views_history.mark_view(x, out, op, variant)
+        else:
+            # mark_view's common case, inlined: optimizers and init make views under no_grad.
+            out._view_meta = _views_history.NO_GRAD_MARK
+    elif x._base is not None and x._view_meta is not None:
+        # Only views carry a mark; the slot read first is the cheaper one.
+        _views_history.mark_view(x, out, op, variant)
     if _dual_levels[0] and x._fw_tangent is not None:
         tape.forward_jvp(op, (x,), out, params)
     return out
@@ -84,6 +94,8 @@ def _view_dtype(input, dtype):
             offset *= r
     out = Tensor._make(input._storage.reinterpret(dtype), tuple(shape), tuple(strides), offset, dtype)
     out._base = input if input._base is None else input._base
+    if not _grad_state.enabled or input._base is not None and input._view_meta is not None:
+        _views_history.mark_view(input, out)
     return out
 
 
@@ -447,16 +459,16 @@ def narrow(input, dim, start, length):
     return _slice(input, d, start, length)
 
 
-_diagonal_op = primitive("diagonal", 1, kind="view",
-                         vjp=(lambda g, ans, x, offset, dim1, dim2: _diagonal_backward(g, x, offset, dim1, dim2),),
-                         jvp=(lambda t, ans, x, offset, dim1, dim2: diagonal(t, offset, dim1, dim2),))
-
-
-def _diagonal_backward(g, x, offset, dim1, dim2):
+def _diagonal_backward(g, ans, x, offset, dim1, dim2):
+    # Only x's shape is read, as PyTorch's (also the rule of diag's copied diagonal).
     from ..creation import zeros
     out = zeros(x.shape, dtype=g.dtype, device=g.device)
     diagonal(out, offset, dim1, dim2).copy_(g)
     return out
+
+
+_diagonal_op = primitive("diagonal", 1, kind="view", vjp=(_diagonal_backward,),
+                         jvp=(lambda t, ans, x, offset, dim1, dim2: diagonal(t, offset, dim1, dim2),))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
@@ -523,9 +535,7 @@ def unfold(input, dimension, size, step):
 
 def _inplace_view(input, fn, *args):
     """Apply view ``fn`` to ``input``'s own metadata (``x.unsqueeze_(0)`` and friends)."""
-    from ..autograd import grad_mode
-    if input.requires_grad and input.grad_fn is None and grad_mode.is_grad_enabled():
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    tape.check_inplace(input)
     # The op sees an alias so that its tape entry keeps the old shape of its input.
     alias = input._view(input._shape, input._strides)
     alias.requires_grad, alias.grad_fn, alias._output_nr = input.requires_grad, input.grad_fn, input._output_nr
@@ -559,6 +569,11 @@ def t_(input):
 
 def swapdims_(input, dim0, dim1):
     return transpose_(input, dim0, dim1)
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    """In-place :func:`as_strided`: gives ``input`` the size, strides and storage offset."""
+    return _inplace_view(input, as_strided, size, stride, storage_offset)
 
 
 swapaxes_ = swapdims_

@@ -1,5 +1,5 @@
-"""Chen Yun's book: linear regression three ways (manual gradients, autograd, optim + MSELoss),
-with deterministic noisy data in place of the random generator."""
+"""Chen Yun's book: linear regression three ways (manual gradients, autograd, optim + MSELoss) on
+the generator's noisy data, seeded as the book seeds it; the plotting is left out."""
 import numpy as np
 import torch as t
 from torch import nn
@@ -7,63 +7,77 @@ from torch import optim
 
 device = t.device('cpu')
 
-
-def get_fake_data(batch_size=8, step=[0]):
-    step[0] += 1
-    x = (t.arange(batch_size, dtype=t.float32).view(batch_size, 1) * 0.37 + step[0] * 0.11) % 5
-    y = x * 2 + 3 + t.sin(x * 7 + step[0]) * 0.5
-    return x.to(device), y.to(device)
+# 设置随机数种子，保证在不同电脑上运行时下面的输出一致
+t.manual_seed(1000)
 
 
-w = t.full((1, 1), 0.5).to(device)
+def get_fake_data(batch_size=8):
+    ''' 产生随机数据：y=x*2+3，加上了一些噪声'''
+    x = t.rand(batch_size, 1, device=device) * 5
+    y = x * 2 + 3 + t.randn(batch_size, 1, device=device)
+    return x, y
+
+
+# 随机初始化参数
+w = t.rand(1, 1).to(device)
 b = t.zeros(1, 1).to(device)
-lr = 0.02
-for ii in range(200):
+lr = 0.02  # 学习率
+for ii in range(500):
     x, y = get_fake_data(batch_size=4)
+    # forward：计算loss
     y_pred = x.mm(w) + b.expand_as(y)
-    loss = 0.5 * (y_pred - y) ** 2
+    loss = 0.5 * (y_pred - y) ** 2  # 均方误差
     loss = loss.mean()
+    # backward：手动计算梯度
     dloss = 1
     dy_pred = dloss * (y_pred - y)
     dw = x.t().mm(dy_pred)
     db = dy_pred.sum()
+    # 更新参数
     w.sub_(lr * dw)
     b.sub_(lr * db)
     if ii % 50 == 0:
-        xs = t.arange(0, 6).view(-1, 1).to(device)
-        ys = xs.mm(w) + b.expand_as(xs) if xs.dtype == w.dtype else xs.float().mm(w) + b.expand_as(xs)
-        print(xs.cpu().numpy().shape, ys.cpu().numpy().shape)
-print('w: ', round(w.item(), 3), 'b: ', round(b.item(), 3))
+        x = t.arange(0, 6).view(-1, 1).to(device)
+        x2, y2 = get_fake_data(batch_size=32)
+print('w: ', w.item(), 'b: ', b.item())
 
-w = t.full((1, 1), 0.5, requires_grad=True)
+# Printed rounded from here: a float32 sum of 32 terms may differ from PyTorch's in its last bit.
+# The book's learning rate is too large for a summed loss: both libraries diverge alike.
+w = t.rand(1, 1, requires_grad=True)
 b = t.zeros(1, 1, requires_grad=True)
-losses = np.zeros(200)
-for ii in range(200):
-    x, y = get_fake_data(batch_size=8)
+losses = np.zeros(500)
+for ii in range(500):
+    x, y = get_fake_data(batch_size=32)
     y_pred = x.mm(w) + b.expand_as(y)
     loss = 0.5 * (y_pred - y) ** 2
     loss = loss.sum()
     losses[ii] = loss.item()
     loss.backward()
-    w.data.sub_(0.005 * w.grad.data)
-    b.data.sub_(0.005 * b.grad.data)
+    w.data.sub_(lr * w.grad.data)
+    b.data.sub_(lr * b.grad.data)
     w.grad.data.zero_()
     b.grad.data.zero_()
-    if ii % 50 == 0:
-        print(round(w.item(), 3), round(b.item(), 3))
-print(round(w.item(), 3), round(b.item(), 3), round(float(losses[-1]), 3))
+    if ii % 100 == 0:
+        print(round(w.item(), 4), round(b.item(), 4))
+        x2, y2 = get_fake_data(batch_size=20)
+print(w.item(), b.item(), np.isfinite(losses).sum())
 
-w = t.full((1, 1), 0.5, requires_grad=True)
+w = t.rand(1, 1, requires_grad=True)
 b = t.zeros(1, 1, requires_grad=True)
-opt = optim.SGD([w, b], lr=0.02)
+lr = 0.0005  # 学习率不能太大
+losses = np.zeros(500)
+opt = optim.SGD([w, b], lr=lr)
 loss_func = nn.MSELoss()
-for ii in range(300):
-    x, y = get_fake_data(batch_size=8)
+for ii in range(500):
+    x, y = get_fake_data(batch_size=32)
     y_pred = x.mm(w) + b.expand_as(y)
     loss = loss_func(y_pred, y)
-    losses[ii % 200] = loss.item()
+    losses[ii] = loss.item()
     opt.zero_grad()
     loss.backward()
     opt.step()
+    if ii % 100 == 0:
+        print(round(w.item(), 4), round(b.item(), 4))
+        x2, y2 = get_fake_data(batch_size=20)
 print(loss.grad_fn, w.grad.shape, b.grad.shape)
-print(round(w.item(), 2), round(b.item(), 2))
+print(round(w.item(), 4), round(b.item(), 4), round(float(losses[-1]), 4))

@@ -10,7 +10,7 @@ from ...ops.nn import log_softmax as _log_softmax, softmax as _softmax
 from ...creation import empty_like as _empty_like, full_like as _full_like
 from ...ops.elementwise import _SELU_ALPHA, _SELU_SCALE
 from ...ops.movement import cat as _cat
-from ...ops.registry import OPS, primitive, run_elementwise, torch_type_name
+from ...ops.registry import OPS, primitive, run_elementwise, run_in_place, torch_type_name
 from ...random import uniform_ as _uniform_
 from ...shapes import normalize_dim
 
@@ -27,23 +27,28 @@ _RELU = OPS["relu"]
 # The nodes of the in-place forms: the input is overwritten, so their rules read the result,
 # which determines the derivative wherever the parameters keep the map invertible (PyTorch's
 # is_result backward, with its refusal of negative slopes).
+def _negative_slope(kind, tail=""):
+    return RuntimeError(
+        f"In-place {kind} backward calculation is triggered with a negative slope which is not supported. "
+        "This is caused by calling in-place forward function with a negative slope, please call "
+        f"out-of-place version instead.{tail}")
+
+
 def _leaky_relu_from_result(g, ans, x, negative_slope):
     if negative_slope < 0:
-        raise RuntimeError(
-            "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
-            "supported. This is caused by calling in-place forward function with a negative slope, "
-            "please call out-of-place version instead.")
+        raise _negative_slope("leakyReLu")
     return _E.leaky_relu_backward(g, ans, negative_slope)
 
 
 def _elu_from_result(g, ans, x, alpha):
     if alpha < 0:
-        raise RuntimeError(
-            "In-place elu backward calculation is triggered with a negative slope which is not supported. "
-            "This is caused by calling in-place forward function with a negative slope, please call "
-            "out-of-place version instead.")
+        raise _negative_slope("elu")
     # Below zero the result is alpha * (exp(x) - 1), so the derivative alpha * exp(x) is ans + alpha.
-    return where(ans > 0, g, g * (ans + alpha))
+    return _elu_backward_result(g, ans, alpha, 1.0, 1.0)
+
+
+def _elu_backward_result(g, ans, alpha, scale, input_scale):
+    return run_elementwise(OPS["elu_backward_result"], (g, ans, alpha, scale, input_scale))
 
 
 def _hardtanh_from_result(g, ans, x, min_val, max_val):
@@ -59,21 +64,6 @@ _HARDTANH_ = primitive("hardtanh_", 3, vjp=(_hardtanh_from_result, None, None),
                        jvp=(_hardtanh_from_result, None, None), backward_name="HardtanhBackward0")
 
 
-def _in_place(op, input, params=(), node_op=None, variant=None):
-    """``op(input, *params)`` written over ``input`` by one kernel. When autograd sees the write,
-    one node takes over input's history: ``node_op``'s, whose rules read the result, or without
-    it ``op``'s own (named by its ``variant``), reading a copy of the input taken before the write."""
-    if not (_tape.should_record((input,)) or _tape.has_tangents((input,))):
-        return run_elementwise(op, (input,) + params, input, True)
-    _tape.check_inplace(input)
-    before = input if node_op is not None else _tape.snapshot(input)
-    result = _tape.plain(input)
-    run_elementwise(op, (result,) + params, result, True)
-    _tape.record_result(node_op or op, (before,) + params, result, variant=variant)
-    _tape.rebase(input, result)
-    return input
-
-
 def _implicit_dim(ndim: int) -> int:
     # PyTorch's legacy rule when dim is omitted.
     return 0 if ndim in (0, 1, 3) else 1
@@ -82,7 +72,7 @@ def _implicit_dim(ndim: int) -> int:
 def _apply(op, input, params, inplace: bool, node_op=None):
     if not inplace:
         return run_elementwise(op, (input,) + params)
-    return _in_place(op, input, params, node_op)
+    return run_in_place(op, input, params, node_op)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
@@ -103,13 +93,13 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def relu(input, inplace: bool = False):
     """relu(input, inplace=False) -> Tensor: max(x, 0) of each element."""
     if inplace:
-        return _in_place(_RELU, input, (), _RELU)
+        return run_in_place(_RELU, input, (), _RELU)
     return run_elementwise(_RELU, (input,))
 
 
 def relu_(input):
     """relu_(input) -> Tensor: in-place :func:`relu`."""
-    return _in_place(_RELU, input, (), _RELU)
+    return run_in_place(_RELU, input, (), _RELU)
 
 
 def relu6(input, inplace: bool = False):
@@ -191,43 +181,37 @@ _SELU, _CELU, _MISH, _HARDSWISH = OPS["selu"], OPS["celu"], OPS["mish"], OPS["ha
 _HARDSIGMOID, _SOFTSIGN, _TANHSHRINK = OPS["hardsigmoid"], OPS["softsign"], OPS["tanhshrink"]
 _SOFTSHRINK, _HARDSHRINK, _THRESHOLD = OPS["softshrink"], OPS["hardshrink"], OPS["threshold_value"]
 _RRELU, _PRELU, _GLU_HALVES = OPS["rrelu_with_noise"], OPS["prelu_kernel"], OPS["glu_halves"]
-_SELU_SCALE_ALPHA = _SELU_SCALE * _SELU_ALPHA
+_GLU_GATE_BACKWARD = OPS["glu_gate_backward"]
 
 
 def _selu_from_result(g, ans, x):
     # Below zero the result is scale alpha (exp(x) - 1), whose derivative is ans + scale alpha.
-    return where(ans > 0, g * _SELU_SCALE, g * (ans + _SELU_SCALE_ALPHA))
+    return _elu_backward_result(g, ans, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
 def _celu_from_result(g, ans, x, alpha):
     if alpha < 0:
-        raise RuntimeError(
-            "In-place elu backward calculation is triggered with a negative slope which is not supported. "
-            "This is caused by calling in-place forward function with a negative slope, please call "
-            "out-of-place version instead.")
-    return where(ans > 0, g, g * (ans / alpha + 1))
+        raise _negative_slope("elu")
+    return _elu_backward_result(g, ans, alpha, 1.0, 1.0 / alpha)
 
 
 def _rrelu_from_result(g, ans, x, noise):
     if bool(noise < 0) if isinstance(noise, float) else bool((noise < 0).any()):
-        raise RuntimeError(
-            "In-place leakyReLu backward calculation is triggered with a negative slope which is not "
-            "supported. This is caused by calling in-place forward function with a negative slope, "
-            "please call out-of-place version instead. File an issue at https://github.com/pytorch/pytorch "
-            "if you do require supporting in-place leakRelu backward calculation with negative slope")
+        raise _negative_slope("leakyReLu", " File an issue at https://github.com/pytorch/pytorch if you do "
+                              "require supporting in-place leakRelu backward calculation with negative slope")
     return run_elementwise(OPS["rrelu_with_noise_backward"], (g, ans, noise))
 
 
+# With halves a, b: d/da = sigmoid(b) (glu's own kernel on g) and d/db = ans * (1 - sigmoid(b)).
 def _glu_vjp(g, ans, x, dim):
     b = x.chunk(2, dim)[1]
-    s = sigmoid(b)
-    return _cat([g * s, g * ans * (1 - s)], dim)
+    return _cat([run_elementwise(_GLU_HALVES, (g, b)), run_elementwise(_GLU_GATE_BACKWARD, (g, ans, b))], dim)
 
 
 def _glu_jvp(t, ans, x, dim):
     ta, tb = t.chunk(2, dim)
-    s = sigmoid(x.chunk(2, dim)[1])
-    return ta * s + tb * ans * (1 - s)
+    b = x.chunk(2, dim)[1]
+    return run_elementwise(_GLU_HALVES, (ta, b)) + run_elementwise(_GLU_GATE_BACKWARD, (tb, ans, b))
 
 
 _SELU_ = primitive("selu_", 1, vjp=(_selu_from_result,), jvp=(_selu_from_result,), backward_name="EluBackward1")
@@ -331,7 +315,7 @@ def _threshold(input, th: float, value: float, inplace: bool):
         return input.copy_(out) if inplace else out
     params = (float(th), float(value))
     if inplace:
-        return _in_place(_THRESHOLD, input, params, variant="inplace")
+        return run_in_place(_THRESHOLD, input, params, variant="inplace")
     return run_elementwise(_THRESHOLD, (input,) + params)
 
 

@@ -31,16 +31,15 @@ def _embedding_backward(g, shape, indices, padding_idx, scale_grad_by_freq):
     """The rows of ``g`` summed into the rows that ``indices`` picked of a zero tensor of the
     weight's ``shape``; the ``padding_idx`` row gets nothing, and each row is divided by how
     often it was picked when ``scale_grad_by_freq``."""
-    from ...creation import ones, zeros
+    from ...creation import zeros
     from ...ops.gather import index_add
+    from ...ops.sorting import bincount
     idx = indices.reshape(-1)
     rows = g.reshape(idx.shape[0], shape[1])
     if padding_idx is not None:
         rows = rows * (idx != padding_idx).unsqueeze(1)
     if scale_grad_by_freq:
-        picked = ones(idx.shape, dtype=g.dtype, device=g.device)
-        counts = index_add(zeros(shape[0], dtype=g.dtype, device=g.device), 0, idx, picked)
-        rows = rows / counts.index_select(0, idx).unsqueeze(1)
+        rows = rows / bincount(idx, minlength=shape[0]).index_select(0, idx).unsqueeze(1)
     return index_add(zeros(shape, dtype=g.dtype, device=g.device), 0, idx, rows)
 
 
@@ -119,11 +118,14 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
-    from ...random import rand_like
     if p == 1.0:
         out = input * 0.0
     else:
-        out = input * ((rand_like(input) >= p) * (1.0 / (1.0 - p)))
+        # Kept with probability 1 - p, drawn and scaled as PyTorch does it (same seed, same mask).
+        from ...random import bernoulli_
+        from ...creation import empty
+        noise = bernoulli_(empty(input.shape, dtype=input.dtype, device=input.device), 1.0 - p)
+        out = input * (noise / (1.0 - p))
     return input.copy_(out) if inplace else out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...autograd import tape
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...ops import functional_elementwise as _E
-from ...ops.registry import primitive
+from ...ops.registry import OPS, primitive, run_elementwise
 
 __all__ = ["layer_norm", "batch_norm"]
 
@@ -32,11 +32,16 @@ def _normalized_tangent(t, xhat, rstd, dims):
     return rstd * (t - t.mean(dims, keepdim=True) - xhat * (t * xhat).mean(dims, keepdim=True))
 
 
+def _differentiated() -> bool:
+    """Whether the rule running now is itself recorded (create_graph, forward over reverse)."""
+    return is_grad_enabled() or tape._dual_levels[0]
+
+
 def _stats(x, dims, eps, batch, mean, rstd):
     """(x normalized, rstd) from the forward's statistics; when those were computed from ``x``
     (``batch``) and this rule is itself differentiated (create_graph, forward over reverse), they
     are recomputed as functions of ``x``."""
-    if batch and (is_grad_enabled() or tape._dual_levels[0]):
+    if batch and _differentiated():
         xhat, _, _, rstd = _normalize(x, dims, eps)
         return xhat, rstd
     return (x - mean) * rstd, rstd
@@ -115,31 +120,85 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         # x * scale + shift, with the per-channel scale and shift folded first, as PyTorch's.
         scale = rstd if w.__class__ is float else rstd * w
         out = _affine(x, scale, b - mean * scale)
+    # The training rules share their per-channel sums; how many rules run is known now.
+    sums = _ChannelSums(sum(getattr(v, "requires_grad", False) for v in inputs)) if batch else None
     return tape.record_result(_batch_norm, inputs, out, {"shape": shape, "dims": dims, "eps": eps, "batch": batch,
-                                                         "mean": mean, "rstd": rstd})
+                                                         "mean": mean, "rstd": rstd, "sums": sums})
 
 
-def _bn_input(v, x, w, shape, dims, eps, batch, mean, rstd):
+class _ChannelSums:
+    """Per-channel sum(g) and sum(g * (x - mean)) of one cotangent, which all three training
+    rules read: the first rule of a backward computes them and the last one (of ``readers``)
+    drops them, so a retained graph holds nothing between backwards."""
+
+    __slots__ = ("readers", "left", "g", "sums")
+
+    def __init__(self, readers):
+        self.readers, self.left, self.g, self.sums = readers, 0, None, None
+
+    def of(self, g, x, mean, dims, xc=None):
+        if self.g is not g:
+            if xc is None:
+                xc = x - mean
+            self.g, self.left = g, self.readers
+            self.sums = g.sum(dims, keepdim=True), (g * xc).sum(dims, keepdim=True)
+        sums = self.sums
+        self.left -= 1
+        if not self.left:
+            self.g = self.sums = None
+        return sums
+
+
+def _bn_input(v, x, w, shape, dims, eps, batch, mean, rstd, sums):
     """The derivative of batch_norm in its input applied to ``v``: self-adjoint (the batch
     statistics' own derivative included), so it maps tangents and cotangents alike."""
     if not batch:
-        return v * (rstd if w.__class__ is float else rstd * w.reshape(shape))
+        return v * _scale(rstd, w, shape)
+    if sums is not None and not _differentiated():
+        # PyTorch's closed form on xc = x - mean, every per-channel factor folded first:
+        # g * scale - sum(g) * scale / n - xc * (sum(g * xc) * rstd**2 * scale / n).
+        scale = _scale(rstd, w, shape)
+        xc = x - mean
+        gsum, gxc = sums.of(v, x, mean, dims, xc)
+        n = v.numel() // gsum.numel()
+        return _add_scaled(_add_scaled(gsum * (scale / -n), v, scale), xc, gxc * (rstd * rstd * scale / -n))
     xhat, rstd = _stats(x, dims, eps, batch, mean, rstd)
-    scale = rstd if w.__class__ is float else rstd * w.reshape(shape)
-    # PyTorch's closed form, with the weight folded into the per-channel factors.
+    scale = _scale(rstd, w, shape)
     return (v - v.mean(dims, keepdim=True)) * scale - xhat * ((v * xhat).mean(dims, keepdim=True) * scale)
+
+
+def _scale(rstd, w, shape):
+    return rstd if w.__class__ is float else rstd * w.reshape(shape)
+
+
+def _add_scaled(x, y, a):
+    # x + a * y in one kernel; a per-channel ``a`` broadcasts like any operand (nothing here
+    # is recorded, so its undifferentiated slot does not matter).
+    return run_elementwise(OPS["add_scaled"], (x, y, a))
+
+
+def _bn_weight(g, x, dims, eps, batch, mean, rstd, sums):
+    if batch and sums is not None and not _differentiated():
+        return (sums.of(g, x, mean, dims)[1] * rstd).reshape(-1)
+    return (g * _stats(x, dims, eps, batch, mean, rstd)[0]).sum(dims)
+
+
+def _bn_bias(g, x, dims, mean, sums):
+    if sums is not None and sums.readers > 1 and not _differentiated():
+        return sums.of(g, x, mean, dims)[0].reshape(-1)
+    return g.sum(dims)
 
 
 # One node, as PyTorch's NativeBatchNormBackward0; the running statistics are not inputs.
 _batch_norm = primitive(
     "native_batch_norm", 3, backward_name="NativeBatchNormBackward0",
-    vjp=(lambda g, ans, x, w, b, shape, dims, eps, batch, mean, rstd: _bn_input(
-            g, x, w, shape, dims, eps, batch, mean, rstd),
-         lambda g, ans, x, w, b, shape, dims, eps, batch, mean, rstd: (
-            g * _stats(x, dims, eps, batch, mean, rstd)[0]).sum(dims),
-         lambda g, ans, x, w, b, shape, dims, eps, batch, mean, rstd: g.sum(dims)),
-    jvp=(lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd: _bn_input(
-            t, x, w, shape, dims, eps, batch, mean, rstd),
-         lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd: (
+    vjp=(lambda g, ans, x, w, b, shape, dims, eps, batch, mean, rstd, sums: _bn_input(
+            g, x, w, shape, dims, eps, batch, mean, rstd, sums),
+         lambda g, ans, x, w, b, shape, dims, eps, batch, mean, rstd, sums: _bn_weight(
+            g, x, dims, eps, batch, mean, rstd, sums),
+         lambda g, ans, x, w, b, shape, dims, eps, batch, mean, rstd, sums: _bn_bias(g, x, dims, mean, sums)),
+    jvp=(lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd, sums: _bn_input(
+            t, x, w, shape, dims, eps, batch, mean, rstd, None),
+         lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd, sums: (
             t.reshape(shape) * _stats(x, dims, eps, batch, mean, rstd)[0]),
-         lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd: t.reshape(shape)))
+         lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd, sums: t.reshape(shape)))

@@ -6,6 +6,8 @@ batches in the same order as ``num_workers=0``: no worker processes are started,
 """
 from __future__ import annotations
 
+from ... import dtypes
+from ...creation import empty
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -136,6 +138,9 @@ class _LoaderIter:
         self._loader = loader
         self._collate = loader.collate_fn
         self._indices = iter(loader._index_sampler)
+        # PyTorch draws a seed for worker processes here; drawing it too keeps every later
+        # number (shuffles included) the same as PyTorch's after a manual_seed.
+        empty((), dtype=dtypes.int64).random_(generator=loader.generator)
         self._stream = iter(loader.dataset) if isinstance(loader.dataset, IterableDataset) else None
 
     def __iter__(self):

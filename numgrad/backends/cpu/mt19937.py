@@ -1,0 +1,282 @@
+"""The CPU generator's engine: a 32-bit Mersenne Twister (MT19937) and the way each distribution
+turns its words into numbers, chosen so that a seed gives the numbers PyTorch's CPU generator gives.
+
+An engine state is a uint32 array of 624 words plus one uint32 word holding the read position.
+Kernels draw from it in the order the elements are listed and advance it in place.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+N = 624
+_M = 397
+_U32 = np.uint64(0xFFFFFFFF)
+_UPPER = np.uint64(0x80000000)
+_LOWER = np.uint64(0x7FFFFFFF)
+_TWIST = np.uint64(0x9908B0DF)
+_ONE = np.uint64(1)
+_S1, _S7, _S11, _S15, _S18, _S30, _S32 = (np.uint64(k) for k in (1, 7, 11, 15, 18, 30, 32))
+_B, _C = np.uint64(0x9D2C5680), np.uint64(0xEFC60000)
+_INIT = np.uint64(1812433253)
+_MASK24, _MASK53 = np.uint64((1 << 24) - 1), np.uint64((1 << 53) - 1)
+# Integer ranges from here up take 64 random bits per draw, not 32 (less modulo bias).
+WIDE_RANGE = 1 << 28
+# Permutations from here up draw 64 bits per swap.
+WIDE_PERMUTATION = 0xFFFFFFFF // 20
+
+
+def new_state() -> np.ndarray:
+    """An unseeded engine state (seed it with :func:`seed`)."""
+    return np.zeros(N + 1, dtype=np.uint32)
+
+
+@njit(cache=True, nogil=True)
+def seed(state, s):
+    """Knuth's initialisation from the low 32 bits of ``s``; the next draw regenerates."""
+    prev = np.uint64(s) & _U32
+    state[0] = prev
+    for j in range(1, N):
+        prev = (_INIT * (prev ^ (prev >> _S30)) + np.uint64(j)) & _U32
+        state[j] = prev
+    state[N] = N
+
+
+@njit(cache=True, nogil=True)
+def _twisted(state, k, nxt, far):
+    y = (np.uint64(state[k]) & _UPPER) | (np.uint64(state[nxt]) & _LOWER)
+    v = np.uint64(state[far]) ^ (y >> _S1)
+    if y & _ONE:
+        v ^= _TWIST
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _regenerate(state):
+    # Three loops without index wraparound: the first two vectorize.
+    for k in range(N - _M):
+        state[k] = _twisted(state, k, k + 1, k + _M)
+    for k in range(N - _M, N - 1):
+        state[k] = _twisted(state, k, k + 1, k + _M - N)
+    state[N - 1] = _twisted(state, N - 1, 0, _M - 1)
+    state[N] = 0
+
+
+@njit(cache=True, nogil=True)
+def _tempered(y):
+    y ^= y >> _S11
+    y ^= (y << _S7) & _B
+    y ^= (y << _S15) & _C
+    y ^= y >> _S18
+    return y & _U32
+
+
+@njit(cache=True, nogil=True)
+def _word(state):
+    """The next tempered 32-bit word, as uint64."""
+    if state[N] >= N:
+        _regenerate(state)
+    i = state[N]
+    state[N] = i + 1
+    return _tempered(np.uint64(state[i]))
+
+
+@njit(cache=True, nogil=True)
+def _words(state, buf, count):
+    """buf[:count] = the next ``count`` words, a state's worth at a time."""
+    pos = np.int64(state[N])
+    k = 0
+    while k < count:
+        if pos >= N:
+            _regenerate(state)
+            pos = 0
+        m = min(N - pos, count - k)
+        for j in range(m):
+            buf[k + j] = _tempered(np.uint64(state[pos + j]))
+        pos += m
+        k += m
+    state[N] = pos
+
+
+@njit(cache=True, nogil=True)
+def _word64(state):
+    """64 bits from two words, the first one high."""
+    hi = _word(state)
+    return (hi << _S32) | _word(state)
+
+
+@njit(cache=True, nogil=True)
+def _unit(state, bits):
+    """A uniform double on [0, 1) with ``bits`` random bits: 53 take two words, fewer one."""
+    if bits == 53:
+        return np.float64(_word64(state) & _MASK53) * 2.0 ** -53
+    return np.float64(_word(state) & ((_ONE << np.uint64(bits)) - _ONE)) * 2.0 ** -bits
+
+
+# Dense fills draw their words this many elements at a time.
+_CHUNK = 2048
+
+
+@njit(cache=True, nogil=True)
+def _units(state, buf, out, start, m, bits):
+    """out[start:start + m] = uniform doubles with ``bits`` random bits (``buf`` holds 2 * m
+    words)."""
+    if bits == 53:
+        _words(state, buf, 2 * m)
+        for j in range(m):
+            out[start + j] = np.float64(((buf[2 * j] << _S32) | buf[2 * j + 1]) & _MASK53) * 2.0 ** -53
+    else:
+        _words(state, buf, m)
+        mask = (_ONE << np.uint64(bits)) - _ONE
+        for j in range(m):
+            out[start + j] = np.float64(buf[j] & mask) * 2.0 ** -bits
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def uniform_single(out, state, low, span):
+    """out[i] = u * span + low rounded once to float32 (a fused multiply-add), u with 24 random
+    bits; ``low`` and ``span`` are float32. The product is exact in float64."""
+    lo = np.float64(low)
+    width = np.float64(span)
+    buf = np.empty(_CHUNK, np.uint64)
+    n = out.shape[0]
+    for start in range(0, n, _CHUNK):
+        m = min(_CHUNK, n - start)
+        _words(state, buf, m)
+        for j in range(m):
+            out[start + j] = np.float32(np.float64(buf[j] & _MASK24) * 2.0 ** -24 * width + lo)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def uniform_double(out, state, bits, low, span):
+    """out[i] = u * span + low in float64 arithmetic, u with ``bits`` random bits."""
+    buf = np.empty(2 * _CHUNK, np.uint64)
+    n = out.shape[0]
+    for start in range(0, n, _CHUNK):
+        m = min(_CHUNK, n - start)
+        _units(state, buf, out, start, m, bits)
+        for j in range(start, start + m):
+            out[j] = out[j] * span + low
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _fma(a, b, c):
+    """a * b + c rounded once, as the fused multiply-add the generator's scaling compiles to:
+    the product's exact error (Dekker's split) is added back after the sum's own error."""
+    p = a * b
+    t = 134217729.0 * a
+    ah = t - (t - a)
+    al = a - ah
+    t = 134217729.0 * b
+    bh = t - (t - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    v = s - p
+    return s + (((p - (s - v)) + (c - v)) + e)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def normal_pairs(out, state, cache, mean, std):
+    """Box-Muller one element at a time, as for small or strided tensors: each pair of doubles
+    gives two normals, the second kept in ``cache`` (``[valid, value]``) for the next element,
+    also across calls."""
+    two_pi = 2.0 * np.pi
+    for i in range(out.shape[0]):
+        if cache[0] != 0.0:
+            cache[0] = 0.0
+            z = cache[1]
+        else:
+            u1 = _unit(state, 53)
+            u2 = _unit(state, 53)
+            r = np.sqrt(-2.0 * np.log1p(-u2))
+            theta = two_pi * u1
+            cache[0] = 1.0
+            cache[1] = r * np.sin(theta)
+            z = r * np.cos(theta)
+        out[i] = _fma(z, std, mean)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _box_muller_16(out, start, mean, std, fused):
+    # Uniforms u[0:8] and u[8:16] of the block become the cosine and sine halves of 8 pairs.
+    two_pi = 2.0 * np.pi
+    for j in range(8):
+        u1 = 1.0 - np.float64(out[start + j])
+        u2 = np.float64(out[start + j + 8])
+        r = np.sqrt(-2.0 * np.log(u1))
+        theta = two_pi * u2
+        if fused:
+            out[start + j] = _fma(r * np.cos(theta), std, mean)
+            out[start + j + 8] = _fma(r * np.sin(theta), std, mean)
+        else:
+            out[start + j] = r * np.cos(theta) * std + mean
+            out[start + j + 8] = r * np.sin(theta) * std + mean
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def normal_blocks(out, state, bits, mean, std, fused):
+    """Box-Muller in blocks of 16, as for dense tensors of 16 elements or more: every element
+    first gets a uniform, then each block turns its 16 into normals; when 16 does not divide
+    the size, the last 16 elements get fresh uniforms and are transformed again. ``fused``
+    scales by std and adds mean with one rounding (float64 results; elsewhere it cannot
+    change the result)."""
+    n = out.shape[0]
+    buf = np.empty(2 * _CHUNK, np.uint64)
+    for start in range(0, n, _CHUNK):
+        _units(state, buf, out, start, min(_CHUNK, n - start), bits)
+    for start in range(0, n - 15, 16):
+        _box_muller_16(out, start, mean, std, fused)
+    if n % 16:
+        _units(state, buf, out, n - 16, 16, bits)
+        _box_muller_16(out, n - 16, mean, std, fused)
+
+
+@njit(cache=True, nogil=True)
+def integers(out, state, low, span, wide):
+    """out[i] = low + draw mod span, a draw being 64 bits if ``wide`` else 32."""
+    buf = np.empty(2 * _CHUNK, np.uint64)
+    n = out.shape[0]
+    for start in range(0, n, _CHUNK):
+        m = min(_CHUNK, n - start)
+        if wide:
+            _words(state, buf, 2 * m)
+            for j in range(m):
+                out[start + j] = low + np.int64(((buf[2 * j] << _S32) | buf[2 * j + 1]) % span)
+        else:
+            _words(state, buf, m)
+            for j in range(m):
+                out[start + j] = low + np.int64(buf[j] % span)
+
+
+@njit(cache=True, nogil=True)
+def bernoulli(out, state, p):
+    """out[i] = 1 where a 53-bit uniform falls below the probability ``p``."""
+    buf = np.empty(2 * _CHUNK, np.uint64)
+    u = np.empty(_CHUNK)
+    n = out.shape[0]
+    for start in range(0, n, _CHUNK):
+        m = min(_CHUNK, n - start)
+        _units(state, buf, u, 0, m, 53)
+        for j in range(m):
+            out[start + j] = u[j] < p
+
+
+@njit(cache=True, nogil=True)
+def permutation(out, state, wide):
+    """A uniformly random permutation of 0 .. n-1: swap i with i + draw mod (n - i), forwards;
+    ``wide`` (for sizes near 2**32) draws 64 bits and builds it inside out instead."""
+    n = out.shape[0]
+    if not wide:
+        for i in range(n):
+            out[i] = i
+        for i in range(n - 1):
+            z = i + np.int64(_word(state) % np.uint64(n - i))
+            tmp = out[i]
+            out[i] = out[z]
+            out[z] = tmp
+        return
+    for i in range(n):
+        z = np.int64(_word64(state) % np.uint64(i + 1))
+        out[i] = out[z]
+        out[z] = i
