@@ -56,7 +56,11 @@ from .nn.functional.activation import (selu, selu_, celu, celu_, hardshrink, thr
 # The activations PyTorch also binds as Tensor methods.
 Tensor.hardshrink, Tensor.prelu = hardshrink, prelu
 
-FloatTensor = DoubleTensor = LongTensor = IntTensor = BoolTensor = ByteTensor = None
+from .layouts import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc
+from .storage import TypedStorage, UntypedStorage
+from .legacy import (BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor,
+                     FloatTensor, DoubleTensor, BoolStorage, ByteStorage, CharStorage, ShortStorage, IntStorage,
+                     LongStorage, HalfStorage, FloatStorage, DoubleStorage, set_default_tensor_type)
 
 
 def result_type(tensor1, tensor2) -> dtype:
@@ -76,5 +80,3 @@ def numel(input) -> int:
 def is_floating_point(input) -> bool:
     return input.dtype.is_floating_point
 
-
-del FloatTensor, DoubleTensor, LongTensor, IntTensor, BoolTensor, ByteTensor

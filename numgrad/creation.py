@@ -8,6 +8,7 @@ import numpy as np
 
 from . import dtypes, shapes
 from .devices import as_device, require_cuda
+from .layouts import check_layout
 from .storage import Storage
 from .tensor import Tensor
 
@@ -139,9 +140,12 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return Tensor._from_numpy_array(ndarray)
 
 
-def _finish(t: Tensor, requires_grad: bool, out) -> Tensor:
+def _finish(t: Tensor, requires_grad: bool, out, name: str = "") -> Tensor:
     """Apply ``requires_grad`` or copy into ``out`` (resized to fit) as factories do."""
     if out is not None:
+        if out.requires_grad:
+            from .ops.registry import check_out_grad
+            check_out_grad("aten::" + name, out)
         if tuple(out.shape) != tuple(t.shape):
             out.resize_(t.shape)
         out.copy_(t)
@@ -162,31 +166,36 @@ def _factory(name, shape_args, dtype, device, requires_grad, fill, out=None, siz
         t = Tensor._empty(shape, d, dev)
         if fill is not None:
             t._fill_raw(fill)
-    return _finish(t, requires_grad, out)
+    return _finish(t, requires_grad, out, name)
 
 
-def empty(*args, size=None, dtype=None, device=None, requires_grad=False, out=None, memory_format=None,
+def empty(*args, size=None, dtype=None, device=None, layout=None,
+          requires_grad=False, out=None, memory_format=None,
           pin_memory=False):
     """empty(*size, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
     A tensor of the given size whose values are uninitialised."""
+    check_layout(layout, "empty")
     return _factory("empty", args, dtype, device, requires_grad, None, out, size)
 
 
-def zeros(*args, size=None, dtype=None, device=None, requires_grad=False, out=None):
+def zeros(*args, size=None, dtype=None, device=None, layout=None, requires_grad=False, out=None):
     """zeros(*size, *, dtype=None, device=None, requires_grad=False) -> Tensor filled with 0."""
+    check_layout(layout, "zeros")
     return _factory("zeros", args, dtype, device, requires_grad, 0, out, size)
 
 
-def ones(*args, size=None, dtype=None, device=None, requires_grad=False, out=None):
+def ones(*args, size=None, dtype=None, device=None, layout=None, requires_grad=False, out=None):
     """ones(*size, *, dtype=None, device=None, requires_grad=False) -> Tensor filled with 1."""
+    check_layout(layout, "ones")
     return _factory("ones", args, dtype, device, requires_grad, 1, out, size)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+def full(size, fill_value, *, dtype=None, device=None, layout=None, requires_grad=False, out=None):
     """full(size, fill_value, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
     The dtype follows ``fill_value`` when not given: bool, int64 or the default float."""
+    check_layout(layout, "full")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None and out is None:
@@ -195,8 +204,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     return _factory("full", size, dtype, device, requires_grad, fill_value, out)
 
 
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+def empty_strided(size, stride, *, dtype=None, device=None, layout=None, requires_grad=False):
     """An uninitialised tensor with explicit sizes and strides (in elements)."""
+    check_layout(layout, "empty_strided")
     size, stride = shapes.parse_size((size,), "empty_strided"), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
@@ -206,15 +216,17 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False)
     return _finish(t, requires_grad, None)
 
 
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def scalar_tensor(s, *, dtype=None, device=None, layout=None, requires_grad=False) -> Tensor:
     """A 0-d tensor holding ``s`` (of the default float dtype unless ``dtype`` is given)."""
+    check_layout(layout, "scalar_tensor")
     return full((), s, dtype=dtype or dtypes.get_default_dtype(), device=device, requires_grad=requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def eye(n, m=None, *, dtype=None, device=None, layout=None, requires_grad=False, out=None) -> Tensor:
     """eye(n, m=None, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
     A 2-D tensor with ones on the diagonal and zeros elsewhere."""
+    check_layout(layout, "eye")
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m is not None and m < 0:
@@ -222,7 +234,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None) ->
     m = n if m is None else m
     t = zeros(n, m, dtype=dtype, device=device)
     t.diagonal()._fill_raw(1)
-    return _finish(t, requires_grad, out)
+    return _finish(t, requires_grad, out, "eye")
 
 
 def _like(input, dtype, device):
@@ -230,26 +242,34 @@ def _like(input, dtype, device):
             as_device(device) if device is not None else input.device)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def empty_like(input, *, dtype=None, device=None, layout=None,
+               requires_grad=False, memory_format=None) -> Tensor:
     """An uninitialised tensor with ``input``'s shape, dtype and device."""
+    check_layout(layout, "empty_like")
     d, dev = _like(input, dtype, device)
     return empty(input.shape, dtype=d, device=dev, requires_grad=requires_grad)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def zeros_like(input, *, dtype=None, device=None, layout=None,
+               requires_grad=False, memory_format=None) -> Tensor:
     """A tensor of zeros with ``input``'s shape, dtype and device."""
+    check_layout(layout, "zeros_like")
     d, dev = _like(input, dtype, device)
     return zeros(input.shape, dtype=d, device=dev, requires_grad=requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def ones_like(input, *, dtype=None, device=None, layout=None,
+              requires_grad=False, memory_format=None) -> Tensor:
     """A tensor of ones with ``input``'s shape, dtype and device."""
+    check_layout(layout, "ones_like")
     d, dev = _like(input, dtype, device)
     return ones(input.shape, dtype=d, device=dev, requires_grad=requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None) -> Tensor:
+def full_like(input, fill_value, *, dtype=None, device=None, layout=None,
+              requires_grad=False, memory_format=None) -> Tensor:
     """A tensor filled with ``fill_value`` with ``input``'s shape, dtype and device."""
+    check_layout(layout, "full_like")
     d, dev = _like(input, dtype, device)
     return full(input.shape, fill_value, dtype=d, device=dev, requires_grad=requires_grad)
 
@@ -258,11 +278,13 @@ def _number(v):
     return v.item() if isinstance(v, Tensor) else v
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def arange(start, end=None, step=1, *, dtype=None, device=None, layout=None,
+           requires_grad=False, out=None) -> Tensor:
     """arange(start=0, end, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
     Values from ``start`` to ``end`` (excluded) in steps of ``step``. The dtype is int64 when all
     three are integers, else the default float."""
+    check_layout(layout, "arange")
     if end is None:
         start, end = 0, start
     start, end, step = _number(start), _number(end), _number(step)
@@ -288,14 +310,16 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     t = empty(max(n, 0), dtype=d, device=device)
     if n > 0:
         t._fill_affine(start, step)
-    return _finish(t, requires_grad, out)
+    return _finish(t, requires_grad, out, "arange")
 
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def linspace(start, end, steps, *, dtype=None, device=None, layout=None,
+             requires_grad=False, out=None) -> Tensor:
     """linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
     ``steps`` evenly spaced values from ``start`` to ``end``, both included."""
+    check_layout(layout, "linspace")
     start, end = _number(start), _number(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -313,24 +337,17 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
         else:
             step = (end - start) / (steps - 1)
         t._fill_linspace(start, end, step)
-    return _finish(t, requires_grad, out)
+    return _finish(t, requires_grad, out, "linspace")
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, out=None) -> Tensor:
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, layout=None,
+             requires_grad=False, out=None) -> Tensor:
     """logspace(start, end, steps, base=10.0, *, dtype=None, ...) -> Tensor
 
     ``base ** linspace(start, end, steps)``."""
+    check_layout(layout, "logspace")
     d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     exps = linspace(start, end, steps, dtype=dtypes.float64, device=device)
     from .ops.copying import to
     t = to(float(base) ** exps, d)
-    return _finish(t, requires_grad, out)
-
-
-def _legacy_tensor(cls, args, device):
-    """``Tensor(*sizes)`` (uninitialised float) or ``Tensor(sequence)`` (data, float)."""
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not isinstance(args[0], shapes.Size):
-        if isinstance(args[0], Tensor):
-            return args[0]
-        return tensor(args[0], dtype=dtypes.get_default_dtype(), device=device)
-    return empty(*(args or (0,)), dtype=dtypes.get_default_dtype(), device=device)
+    return _finish(t, requires_grad, out, "logspace")

@@ -1,6 +1,11 @@
 """``numgrad.cuda``: GPU availability and device management, as ``torch.cuda``."""
 from __future__ import annotations
 
+from .legacy import tensor_types
+
+(BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor, FloatTensor,
+ DoubleTensor) = tensor_types("cuda")
+
 
 def _backend():
     from .backends import cuda

@@ -54,6 +54,9 @@ float64 = dtype("float64", np.float64, 2)
 long, int, short, half, float, double = int64, int32, int16, float16, float32, float64
 
 ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+# The conversion methods tensors and storages share (``x.float()`` & co.), by name.
+CONVERSIONS = {"double": float64, "float": float32, "half": float16, "long": int64, "int": int32,
+               "short": int16, "char": int8, "byte": uint8, "bool": bool}
 INTEGRAL = (uint8, int8, int16, int32, int64)
 FLOATING = (float16, float32, float64)
 _BY_NUMPY = {d.numpy: d for d in ALL}
@@ -114,10 +117,20 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 def scalar_as(value, np_dtype):
     """Python number ``value`` as a NumPy scalar of ``np_dtype``, the operand of a kernel;
-    integers wrap modulo 2**bits, as PyTorch converts a scalar for a narrow integer op."""
+    integers wrap modulo 2**bits, as PyTorch converts a scalar for a narrow integer op, and a
+    float must lie in the integer type's range (truncated towards zero)."""
     np_dtype = np.dtype(np_dtype)
-    if value.__class__ is _py_int and np_dtype.kind in "iu":
-        return np.int64(value).astype(np_dtype)
+    if np_dtype.kind in "iu":
+        if value.__class__ is _py_int:
+            return np.int64(value).astype(np_dtype)
+        if isinstance(value, (_py_float, np.floating)):
+            info = np.iinfo(np_dtype)
+            # The bounds compared as doubles, as PyTorch compares them: int64's top one rounds
+            # up to 2**63, which then wraps.
+            if not _py_float(info.min) <= value <= _py_float(info.max):
+                name = "int" if np_dtype == np.int32 else np_dtype.name + "_t"
+                raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+            return np_dtype.type((_py_int(value) - info.min) % (1 << info.bits) + info.min)
     return np_dtype.type(value)
 
 

@@ -12,6 +12,7 @@ import os
 import numpy as np
 from . import dtypes, shapes
 from .devices import as_device
+from .layouts import check_layout
 from .backends.cpu import mt19937
 from .tensor import Tensor
 
@@ -39,10 +40,18 @@ class Generator:
 
     def _set(self, seed: int):
         self._seed = seed
-        self._state = mt19937.new_state()
-        mt19937.seed(self._state, np.uint64(seed))
+        # Seeded on the first draw: seeding runs a kernel, and importing numgrad compiles none.
+        self._engine = None
         # [valid, value]: the second normal of the last one-at-a-time Box-Muller pair.
         self._normal = np.zeros(2)
+
+    @property
+    def _state(self) -> np.ndarray:
+        """The engine's state words, which kernels draw from and advance."""
+        if self._engine is None:
+            self._engine = mt19937.new_state()
+            mt19937.seed(self._engine, np.uint64(self._seed))
+        return self._engine
 
     def manual_seed(self, seed) -> "Generator":
         """Restart the stream from ``seed`` (any integer in [-2**63, 2**64)); returns self."""
@@ -68,14 +77,14 @@ class Generator:
 
     def set_state(self, new_state: Tensor) -> "Generator":
         """Restores a state from :meth:`get_state`; returns self."""
-        size = 8 + self._state.nbytes + self._normal.nbytes
+        words = 8 + 4 * (mt19937.N + 1)
+        size = words + self._normal.nbytes
         if not isinstance(new_state, Tensor) or new_state.dtype is not dtypes.uint8 \
                 or new_state.numel() != size:
             raise RuntimeError(f"Expected a uint8 tensor of {size} bytes from Generator.get_state()")
         raw = new_state.contiguous().numpy().tobytes()
-        words = 8 + self._state.nbytes
         self._seed = int.from_bytes(raw[:8], "little")
-        self._state = np.frombuffer(raw[8:words], dtype=np.uint32).copy()
+        self._engine = np.frombuffer(raw[8:words], dtype=np.uint32).copy()
         self._normal = np.frombuffer(raw[words:], dtype=np.float64).copy()
         return self
 
@@ -304,6 +313,7 @@ def rand(*args, size=None, generator=None, dtype=None, device=None, requires_gra
     """rand(*size, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor
 
     Numbers drawn uniformly from [0, 1)."""
+    check_layout(layout, "rand")
     return _finish(uniform_(_new(args, dtype, device, None, size, "rand"), generator=generator),
                    requires_grad, out)
 
@@ -313,6 +323,7 @@ def randn(*args, size=None, generator=None, dtype=None, device=None, requires_gr
     """randn(*size, *, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor
 
     Numbers drawn from the standard normal distribution."""
+    check_layout(layout, "randn")
     return _finish(normal_(_new(args, dtype, device, None, size, "randn"), generator=generator),
                    requires_grad, out)
 
@@ -322,6 +333,7 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     """randint(low=0, high, size, *, generator=None, dtype=int64, device=None) -> Tensor
 
     Integers drawn uniformly from [low, high)."""
+    check_layout(layout, "randint")
     if size is not None:
         args = args + (size,)
     if len(args) == 2:
@@ -343,6 +355,7 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False) -> Tensor:
     """randperm(n, *, generator=None, dtype=int64, device=None) -> Tensor: a random
     permutation of 0 .. n-1."""
+    check_layout(layout, "randperm")
     n = shapes._as_index(n, "n")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")

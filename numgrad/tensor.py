@@ -10,7 +10,8 @@ import numpy as np
 from . import dtypes, shapes
 from .devices import CPU
 from .shapes import Size
-from .storage import Storage
+from .layouts import strided
+from .storage import Storage, TypedStorage, _warn_typed_storage_removal
 
 
 _engine: list = []
@@ -33,11 +34,11 @@ class Tensor:
     # How a view was made when autograd forbids writing it in place (autograd.views_history).
     _view_meta = None
 
-    def __new__(cls, *args, device=None):
-        from .creation import _legacy_tensor
-        return _legacy_tensor(cls, args, device)
+    def __new__(cls, *args, **kwargs):
+        from .legacy import construct
+        return construct(dtypes.get_default_dtype(), "cpu", args, **kwargs)
 
-    def __init__(self, *args, device=None):
+    def __init__(self, *args, **kwargs):
         pass
 
     # ------------------------------------------------------------------ construction (internal)
@@ -139,7 +140,47 @@ class Tensor:
         """The storage this tensor views; views of one tensor share it."""
         return self._storage
 
-    storage = untyped_storage
+    def storage(self) -> TypedStorage:
+        """The storage this tensor views, seen as elements of its dtype (deprecated, as in PyTorch)."""
+        _warn_typed_storage_removal()
+        return TypedStorage._wrap(self._storage, self.dtype)
+
+    def set_(self, source=None, storage_offset: int = 0, size=None, stride=None) -> "Tensor":
+        """Makes this tensor view ``source``: another tensor, or a storage from ``storage_offset``
+        with ``size`` and ``stride`` (contiguous by default); nothing is copied."""
+        from .autograd.grad_mode import is_grad_enabled
+        if self.requires_grad and self.grad_fn is None and is_grad_enabled():
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if source is None:
+            source = Storage.empty(0, self.dtype, self.device)
+        if isinstance(source, Tensor):
+            storage, size, stride = source._storage, source._shape, source._strides
+            storage_offset = source._offset
+        else:
+            if storage_offset < 0:
+                raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+            from .legacy import _from_storage
+            view = _from_storage(source, self.dtype, "argument 1 'storage'", False, storage_offset, size, stride)
+            storage, size, stride = view._storage, view._shape, view._strides
+            if size and shapes.prod(size):
+                need = storage_offset + 1 + sum((n - 1) * st for n, st in zip(size, stride))
+                have = storage.data.shape[0]
+                if need > have:
+                    item = self.dtype.itemsize
+                    raise RuntimeError(
+                        f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                        f"{storage_offset}, and itemsize {item} requiring a storage size of {need * item} are "
+                        f"out of bounds for storage of size {have * item}")
+        self._storage, self._shape, self._strides, self._offset = storage, tuple(size), tuple(stride), \
+            storage_offset
+        self._base = None
+        self._bump_version()
+        return self
+
+    @property
+    def layout(self):
+        """Always ``numgrad.strided``: numgrad has no sparse tensors."""
+        return strided
 
     def data_ptr(self) -> int:
         data = self._storage.data

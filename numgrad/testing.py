@@ -1074,8 +1074,9 @@ def _more_activations():
         _activation("tanhshrink", _F.tanhshrink, lambda x: x - np.tanh(x), dtypes=NO_BOOL),
         _activation("softshrink", _F.softshrink, _np_softshrink, shrink),
         _activation("hardshrink", _F.hardshrink, lambda x, lambd: np.where(np.abs(x) > lambd, x, 0.0), shrink),
+        # Without uint8: the negative value does not fit it (PyTorch raises, as numgrad does).
         _activation("threshold_value", _F.threshold, lambda x, threshold, value: np.where(x > threshold, x, value),
-                    thr, dtypes=NO_BOOL),
+                    thr, dtypes=tuple(d for d in NO_BOOL if d != "uint8")),
         _activation("rrelu_with_noise", _F.rrelu, lambda x, lower, upper: _np_leaky_relu(x, (lower + upper) / 2),
                     {"lower": 0.1, "upper": 0.3}),
         OpInfo("prelu_kernel", _kernel("prelu_kernel"), lambda x, w: np.where(x > 0, x, w * x),

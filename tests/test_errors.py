@@ -117,3 +117,19 @@ def test_failed_division_leaves_output_untouched():
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         numgrad.floor_divide(numgrad.tensor([1, 2]), numgrad.tensor([1, 0]), out=out)
     assert out.tolist() == [7, 7]
+
+
+@pytest.mark.parametrize("dtype, value, ctype", [("uint8", -2.0, "uint8_t"), ("uint8", 255.5, "uint8_t"),
+                                                 ("int8", 300.0, "int8_t"), ("int16", float("nan"), "int16_t"),
+                                                 ("int32", 1e10, "int"), ("int64", 1e30, "int64_t")])
+def test_a_float_outside_an_integer_range_raises(dtype, value, ctype):
+    with pytest.raises(RuntimeError, match=f"value cannot be converted to type {ctype} without overflow"):
+        numgrad.full((2,), value, dtype=getattr(numgrad, dtype))
+    with pytest.raises(RuntimeError, match="without overflow"):
+        numgrad.nn.functional.threshold(numgrad.zeros(2, dtype=getattr(numgrad, dtype)), value, 1.0)
+
+
+def test_a_float_inside_an_integer_range_truncates():
+    assert numgrad.full((1,), -3.7, dtype=numgrad.int8).tolist() == [-3]
+    assert numgrad.full((1,), 255.0, dtype=numgrad.uint8).tolist() == [255]
+    assert numgrad.nn.functional.threshold(numgrad.tensor([1, 5, 0], dtype=numgrad.uint8), 0.3, 2.7).tolist() == [1, 5, 2]

@@ -410,7 +410,9 @@ def _accumulate(leaf, g, create_graph):
     or another leaf's gradient) unless nothing else can reach it (see :func:`_unshared`), later
     ones are added in place unless building a graph."""
     if create_graph:
-        leaf.grad = g if leaf.grad is None else leaf.grad + g
+        # The first gradient is a recorded copy, as PyTorch's: never a view nor a user's tensor
+        # (zero_grad detaches it in place).
+        leaf.grad = _recorded_copy(g) if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
         # References to g: the caller's, this argument, getrefcount's own.
         if g.requires_grad or sys.getrefcount(g) > 3 or not _unshared(g):
@@ -465,3 +467,9 @@ def _fresh_copy(g):
 
 
 _copy: list = []
+
+
+def _recorded_copy(g):
+    """A dense copy of ``g`` whose history (CopyBackwards) leads back to ``g``'s."""
+    out = Tensor._empty(g._shape, g.dtype, g._storage.device)
+    return out.copy_(g)

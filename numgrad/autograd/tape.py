@@ -257,6 +257,9 @@ def edge(x):
 
 def _refresh_view(x):
     """A view made before its base was written in place reads the base's new history."""
+    if x._view_meta is not None:
+        from .views_history import check_version
+        check_version(x)
     base = x._base
     at = base.__dict__.get("_rebased_at")
     if at is None:

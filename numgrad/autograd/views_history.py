@@ -37,6 +37,8 @@ def mark_view(x, out, op=None, variant=None, multi=False):
         return
     if kind == NO_GRAD and not state.enabled:
         out._view_meta = NO_GRAD_MARK
+        if out.requires_grad:
+            note_version(out)
         return
     header = None
     if state.enabled and out.grad_fn is None and op is not None and (
@@ -46,6 +48,22 @@ def mark_view(x, out, op=None, variant=None, multi=False):
         name = re.sub(r"Backward[0-9]*$", "", tape.node_class(op, variant).__name__)
         header = f"Output {out._output_nr} of {name}"
     out._view_meta = (kind, header)
+    if out.requires_grad:
+        note_version(out)
+
+
+def note_version(view):
+    """Remember the version ``view`` (carrying a creation mark) was made at: a write since, to
+    it, its base or another view, forbids reading its history (see :func:`check_version`)."""
+    view.__dict__["_view_version"] = view._storage._counter[0]
+
+
+def check_version(view):
+    """Refuse to read the history of a marked view written in place since it was made: PyTorch
+    cannot rebuild it."""
+    made = view.__dict__.get("_view_version")
+    if made is not None and made != view._storage._counter[0]:
+        raise RuntimeError(_message(view, view._view_meta, True))
 
 
 def check_write(view):

@@ -107,20 +107,12 @@ def _convert(input, dtype):
 
 
 def type(input, dtype=None, non_blocking=False):
-    """With no argument, the type name ('torch.FloatTensor'); otherwise ``to(dtype)``."""
-    from .registry import torch_type_name
+    """With no argument, the type name ('torch.FloatTensor'); otherwise converts to a legacy type
+    (``numgrad.DoubleTensor`` or 'torch.cuda.FloatTensor') or a dtype."""
+    from .. import legacy
     if dtype is None:
-        prefix = "torch.cuda." if input.device.type == "cuda" else "torch."
-        return f"{prefix}{torch_type_name(input.dtype)}Tensor"
-    if isinstance(dtype, str):
-        name = dtype.rsplit(".", 1)[-1].replace("Tensor", "")
-        table = {"Float": dtypes.float32, "Double": dtypes.float64, "Half": dtypes.float16,
-                 "Long": dtypes.int64, "Int": dtypes.int32, "Short": dtypes.int16, "Char": dtypes.int8,
-                 "Byte": dtypes.uint8, "Bool": dtypes.bool}
-        if name not in table:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = table[name]
-    return to(input, dtype)
+        return legacy.type_name(input.dtype, input.device.type)
+    return legacy.retype(input, dtype)
 
 
 def type_as(input, other):
@@ -135,15 +127,8 @@ def _converter(d, name):
     return fn
 
 
-double = _converter(dtypes.float64, "double")
-float = _converter(dtypes.float32, "float")
-half = _converter(dtypes.float16, "half")
-long = _converter(dtypes.int64, "long")
-int = _converter(dtypes.int32, "int")
-short = _converter(dtypes.int16, "short")
-char = _converter(dtypes.int8, "char")
-byte = _converter(dtypes.uint8, "byte")
-bool = _converter(dtypes.bool, "bool")
+double, float, half, long, int, short, char, byte, bool = (
+    _converter(d, name) for name, d in dtypes.CONVERSIONS.items())
 
 
 def cpu(input, memory_format=None):
@@ -204,7 +189,13 @@ def detach(input):
 
 
 def detach_(input):
-    """Detaches ``input`` from the graph in place."""
+    """Detaches ``input`` from the graph in place; views cannot be (use ``detach()``)."""
+    if input._base is not None:
+        raise RuntimeError(
+            "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+            "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+            "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+            "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
     input.grad_fn = None
     input.requires_grad = False
     return input

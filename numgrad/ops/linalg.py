@@ -226,7 +226,7 @@ def matmul(input, other, *, out=None):
     da, db = len(input._shape), len(other._shape)
     if da == 2 and db == 2:
         r = _mm(input, other)
-        return r if out is None else _write_out(r, out)
+        return r if out is None else _write_out(r, out, "matmul")
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
     if da == 1 and db == 1:
@@ -244,7 +244,7 @@ def matmul(input, other, *, out=None):
         r = views._unsafe_view(r, lead + r._shape[1:])
     else:
         r = _batched(input, other)
-    return _write_out(r, out)
+    return _write_out(r, out, "matmul")
 
 
 def _batched(a, b):

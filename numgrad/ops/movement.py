@@ -123,12 +123,7 @@ def cat(tensors, dim=0, *, out=None):
         pos += t._shape[d]
     _record(_op_for(_cat_op, len(used)), tuple(used), result, {"dim": d, "starts": tuple(starts),
                                                    "sizes": tuple(t._shape[d] for t in used)})
-    if out is not None:
-        if tuple(out.shape) != tuple(result.shape):
-            out.resize_(result.shape)
-        out.copy_(result)
-        return out
-    return result
+    return _out(result, out, "cat")
 
 
 concat = concatenate = cat

@@ -7,6 +7,7 @@ tape replays the VJP rules, forward mode applies the JVP rules, and the op table
 """
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -272,7 +273,8 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
                     if grad:
                         _tape.record(op, inputs, result)
                     return result
-            elif not grad and isinstance(out, Tensor) and out._storage.device is CPU:
+            elif not grad and isinstance(out, Tensor) and out._storage.device is CPU and (
+                    not out.requires_grad or inplace or not _grad_state.enabled):
                 key += (out.dtype, out._shape, out._strides, inplace)
                 key = tuple(key)
                 plan = _into_plans.get(key)
@@ -334,6 +336,8 @@ def _run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
             f"[{', '.join(map(str, shape))}]")
     needs_grad = op.differentiable and _tape.should_record(inputs)
     if out is not None:
+        if not inplace and op.differentiable:
+            check_out_grad(op.name, out, *tensors)
         check_out(out, shape, res_dtype, op.name)
         if needs_grad or _tape.has_tangents(inputs):
             # Differentiate the out-of-place result, then write it through; the engine rebases
@@ -373,10 +377,38 @@ def _backend(device):
 backend = _backend
 
 
-def write_out(result, out):
-    """Copy an op's result into its ``out=`` tensor (resized when its shape differs)."""
+def check_out_grad(name: str, out, *args):
+    """Refuse ``out=`` when autograd would need to see the call, as PyTorch does: with grad mode
+    on, neither ``out`` nor a tensor among ``args`` (tensors or sequences of them) may require grad."""
+    if not _grad_state.enabled:
+        return
+    for x in (out,) + args:
+        if x.__class__ in (tuple, list):
+            if any(getattr(t, "requires_grad", False) for t in x):
+                break
+        elif getattr(x, "requires_grad", False):
+            break
+    else:
+        return
+    raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                       "differentiation, but one of the arguments requires grad.")
+
+
+def _out_name(result) -> str:
+    # The op named after its node, as PyTorch's message names the aten op (SumBackward1 -> sum).
+    fn = result.grad_fn
+    if fn is None:
+        return "aten::" + sys._getframe(2).f_code.co_name.lstrip("_")
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"Backward[0-9]*$", "", fn.name())).lower()
+
+
+def write_out(result, out, name: str = ""):
+    """Copy an op's result into its ``out=`` tensor (resized when its shape differs); refused
+    (see :func:`check_out_grad`) when ``result`` or ``out`` requires grad in grad mode."""
     if out is None:
         return result
+    if _grad_state.enabled and (result.requires_grad or out.requires_grad):
+        check_out_grad(name or _out_name(result), out, result)
     if tuple(out.shape) != tuple(result.shape):
         out.resize_(result.shape)
     out.copy_(result)

@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes, shapes
 from ..autograd import tape
 from .reductions import _return_type
-from .registry import primitive, torch_type_name
+from .registry import check_out_grad, primitive, torch_type_name
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "msort", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "bincount", "histc"]
@@ -104,6 +104,7 @@ def sort(input, dim=-1, descending=False, stable=False, *, out=None):
 def _write_out(result, out):
     if out is None:
         return result
+    check_out_grad(type(result).__name__, out, *result)
     for dst, src in zip(out, result):
         if tuple(dst.shape) != tuple(src.shape):
             dst.resize_(src.shape)

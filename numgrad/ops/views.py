@@ -32,11 +32,16 @@ def _make_view(x, op, shape, strides, offset=None, params=None, variant=None):
     if x.requires_grad and enabled and op.differentiable:
         tape.record(op, (x,), out, params, variant=variant)
     if not enabled:
+        if x.requires_grad:
+            # As PyTorch's, a view requires grad when its base does, even made without grad.
+            out.requires_grad = True
         if _grad_state.inference or x._base is not None and x._view_meta is not None:
             _views_history.mark_view(x, out, op, variant)
         else:
             # mark_view's common case, inlined: optimizers and init make views under no_grad.
             out._view_meta = _views_history.NO_GRAD_MARK
+            if x.requires_grad:
+                _views_history.note_version(out)
     elif x._base is not None and x._view_meta is not None:
         # Only views carry a mark; the slot read first is the cheaper one.
         _views_history.mark_view(x, out, op, variant)

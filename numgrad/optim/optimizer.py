@@ -90,6 +90,8 @@ class Optimizer:
                 else:
                     if p.grad.grad_fn is not None:
                         p.grad.detach_()
+                    else:
+                        p.grad.requires_grad_(False)
                     p.grad.zero_()
 
     def step(self, closure=None):

@@ -10,7 +10,7 @@ print(x)
 print(torch.randn_like(x, dtype=torch.float))
 print(torch.randn(1), torch.randn(2, 2))
 print(torch.randint(0, 10, (2, 5)), torch.randperm(10))
-print(torch.randn(4, 5, dtype=torch.float64))
+print(torch.randn(4, 5, dtype=torch.float64), torch.randn(2, 8))
 print(torch.empty(3, 4).uniform_(-1, 1), torch.empty(2, 3).normal_(2.0, 0.5))
 print(torch.bernoulli(torch.full((2, 6), 0.3)), torch.empty(8, dtype=torch.int32).random_(100))
 

@@ -6,6 +6,8 @@ Kernels draw from it in the order the elements are listed and advance it in plac
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -214,6 +216,90 @@ def _box_muller_16(out, start, mean, std, fused):
             out[start + j + 8] = r * np.sin(theta) * std + mean
 
 
+# float32 blocks: the vectorized single-precision Box-Muller of PyTorch's AVX2 kernels, with
+# Cephes-style polynomial log and sincos; "fused" steps are multiply-adds rounded once.
+_F1, _F2, _FHALF = np.float32(1.0), np.float32(2.0), np.float32(0.5)
+_SQRT_HALF = np.float32(0.707106781186547524)
+_LOG_P = (np.float32(7.0376836292e-2), np.float32(-1.1514610310e-1), np.float32(1.1676998740e-1),
+          np.float32(-1.2420140846e-1), np.float32(1.4249322787e-1), np.float32(-1.6668057665e-1),
+          np.float32(2.0000714765e-1), np.float32(-2.4999993993e-1), np.float32(3.3333331174e-1))
+_LOG_Q1, _LOG_Q2 = np.float32(-2.12194440e-4), np.float32(0.693359375)
+_FOUR_OVER_PI = np.float32(1.27323954473516)
+_DP1, _DP2, _DP3 = np.float32(-0.78515625), np.float32(-2.4187564849853515625e-4), np.float32(-3.77489497744594108e-8)
+_COS_P = (np.float32(2.443315711809948e-5), np.float32(-1.388731625493765e-3), np.float32(4.166664568298827e-2))
+_SIN_P = (np.float32(-1.9515295891e-4), np.float32(8.3321608736e-3), np.float32(-1.6666654611e-1))
+_TWO_PI_F = np.float32(2.0 * np.pi)
+
+
+@njit(cache=True, nogil=True)
+def _fma32(a, b, c):
+    # The float32 product is exact in float64: one rounding to float64, then to float32.
+    return np.float32(np.float64(a) * np.float64(b) + np.float64(c))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _log32(u):
+    """log(u) for float32 u in (0, 1]: u = m * 2**k, m in [sqrt(1/2), sqrt(2)), log(1 + x) by a
+    degree-9 polynomial in x = m - 1."""
+    m, k = math.frexp(np.float64(u))
+    x = np.float32(m)
+    e = np.float32(k)
+    if x < _SQRT_HALF:
+        x = np.float32(x - _F1) + x
+        e = e - _F1
+    else:
+        x = x - _F1
+    z = x * x
+    y = _LOG_P[0]
+    for i in range(1, 9):
+        y = _fma32(y, x, _LOG_P[i])
+    y = _fma32(y * x, z, e * _LOG_Q1)
+    y = _fma32(z, -_FHALF, y)
+    return _fma32(e, _LOG_Q2, x + y)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _sincos32(t):
+    """(sin t, cos t) for float32 t >= 0: reduced by multiples of pi/4 (pi/4 in three parts),
+    then a polynomial per octant."""
+    j = np.int32(t * _FOUR_OVER_PI)
+    j = (j + 1) & ~1
+    y = np.float32(j)
+    x = _fma32(y, _DP1, t)
+    x = _fma32(y, _DP2, x)
+    x = _fma32(y, _DP3, x)
+    sin_negative = (j & 4) != 0
+    cos_negative = (~(j - 2) & 4) != 0
+    z = x * x
+    c = _fma32(_COS_P[0], z, _COS_P[1])
+    c = _fma32(c, z, _COS_P[2])
+    c = _fma32(c * z, z, -(z * _FHALF))
+    c = c + _F1
+    s = _fma32(_SIN_P[0], z, _SIN_P[1])
+    s = _fma32(s, z, _SIN_P[2])
+    s = _fma32(s * z, x, x)
+    if (j & 2) != 0:
+        s, c = c, s
+    if sin_negative:
+        s = -s
+    if cos_negative:
+        c = -c
+    return s, c
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _box_muller_16_single(out, start, mean, std):
+    m = np.float32(mean)
+    sd = np.float32(std)
+    for j in range(8):
+        u1 = _F1 - np.float32(out[start + j])
+        u2 = np.float32(out[start + j + 8])
+        r = np.sqrt(-_F2 * _log32(u1))
+        s, c = _sincos32(_TWO_PI_F * u2)
+        out[start + j] = _fma32(r * c, sd, m)
+        out[start + j + 8] = _fma32(r * s, sd, m)
+
+
 @njit(cache=True, nogil=True, error_model="numpy")
 def normal_blocks(out, state, bits, mean, std, fused):
     """Box-Muller in blocks of 16, as for dense tensors of 16 elements or more: every element
@@ -226,10 +312,18 @@ def normal_blocks(out, state, bits, mean, std, fused):
     for start in range(0, n, _CHUNK):
         _units(state, buf, out, start, min(_CHUNK, n - start), bits)
     for start in range(0, n - 15, 16):
-        _box_muller_16(out, start, mean, std, fused)
+        _block(out, start, bits, mean, std, fused)
     if n % 16:
         _units(state, buf, out, n - 16, 16, bits)
-        _box_muller_16(out, n - 16, mean, std, fused)
+        _block(out, n - 16, bits, mean, std, fused)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _block(out, start, bits, mean, std, fused):
+    if bits == 24:
+        _box_muller_16_single(out, start, mean, std)
+    else:
+        _box_muller_16(out, start, mean, std, fused)
 
 
 @njit(cache=True, nogil=True)

@@ -310,7 +310,8 @@ def _threshold(input, th: float, value: float, inplace: bool):
     if input.dtype is dtypes.bool:
         raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     if not input.dtype.is_floating_point:
-        # Integer tensors keep their dtype, the value truncated to it.
+        # Integer tensors keep their dtype, the value truncated to it; both numbers must fit it.
+        dtypes.scalar_as(th, input.dtype.numpy)
         out = where(input > th, input, _full_like(input, value))
         return input.copy_(out) if inplace else out
     params = (float(th), float(value))
