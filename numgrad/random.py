@@ -18,10 +18,12 @@ from .tensor import Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "default_generator", "rand", "randn", "randint", "randperm", "normal", "bernoulli",
-           "rand_like", "randn_like", "randint_like", "uniform_", "normal_", "random_", "bernoulli_"]
+           "rand_like", "randn_like", "randint_like", "uniform_", "normal_", "random_", "bernoulli_",
+           "exponential_", "geometric_", "cauchy_", "log_normal_", "multinomial"]
 
 # In-place fills and ``bernoulli`` are also Tensor methods (bound in ops/methods.py).
-TENSOR_METHODS = ("uniform_", "normal_", "random_", "bernoulli_", "bernoulli")
+TENSOR_METHODS = ("uniform_", "normal_", "random_", "bernoulli_", "bernoulli", "exponential_", "geometric_",
+                  "cauchy_", "log_normal_", "multinomial")
 
 _MASK = (1 << 64) - 1
 _DEFAULT_SEED = 67280421310721  # PyTorch's default seed, so fresh processes are reproducible
@@ -279,6 +281,98 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     if out is not None:
         return out.copy_(res)
     return res
+
+
+_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool"}
+
+
+def _continuous(input: Tensor, name: str, kernel, *args, generator=None) -> Tensor:
+    """Fill floating ``input`` by ``kernel``, which draws in float64 (as the generator does)."""
+    if not input.dtype.is_floating_point:
+        if name == "log_normal":
+            raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_type_name(input.dtype)}'")
+        # PyTorch names the dtype differently in the two messages (the Cauchy one by its C type).
+        kind, what = ("Exponential", _type_name(input.dtype)) if name == "exponential" else \
+            ("Cauchy", _C_TYPE_NAMES[input.dtype.name])
+        raise RuntimeError(f"{kind} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {what}")
+    _check_inplace(input)
+    return _fill(input, np.dtype(np.float64), kernel, _gen(generator)._state, *args)
+
+
+def exponential_(input: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
+    """Fills ``input`` with numbers drawn from the exponential distribution of rate ``lambd``."""
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    return _continuous(input, "exponential", mt19937.exponential, float(lambd), generator=generator)
+
+
+def cauchy_(input: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> Tensor:
+    """Fills ``input`` with numbers drawn from the Cauchy distribution around ``median``."""
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
+    return _continuous(input, "cauchy", mt19937.cauchy, float(median), float(sigma), generator=generator)
+
+
+def log_normal_(input: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None) -> Tensor:
+    """Fills ``input`` with exp(z), z drawn from N(mean, std**2)."""
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
+    gen = _gen(generator)
+    return _continuous(input, "log_normal", mt19937.log_normal, gen._normal, float(mean), float(std),
+                       generator=gen)
+
+
+def geometric_(input: Tensor, p: float, *, generator=None) -> Tensor:
+    """Fills ``input`` with the number of Bernoulli(p) trials up to and including the first success."""
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    _check_inplace(input)
+    return _fill(input, np.dtype(np.float64), mt19937.geometric, _gen(generator)._state, float(p))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,
+                out=None) -> Tensor:
+    """multinomial(input, num_samples, replacement=False, *, generator=None) -> LongTensor
+
+    ``num_samples`` category indices per row of ``input`` (weights, 1-d or 2-d), each drawn with
+    probability proportional to its weight; without ``replacement`` a category is drawn once."""
+    from .ops.functional_elementwise import isfinite, lt
+    from .ops.reductions import any as any_
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{_type_name(input.dtype)}")
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    categories = input.shape[-1]
+    if categories > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    p = input.detach()
+    if p.numel() and (bool(any_(lt(p, 0))) or not bool(isfinite(p).all())):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if p.numel() and not bool((p > 0).any(-1).all()):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement:
+        # Gumbel-max in exponential form: the largest p / q with q ~ Exp(1) are the draws.
+        from .creation import empty_like
+        keys = p / exponential_(empty_like(p), 1.0, generator=generator)
+        result = keys.argmax(-1, keepdim=True) if num_samples == 1 else keys.topk(num_samples).indices
+    else:
+        rows = p.reshape(-1, categories)
+        if rows.dtype is dtypes.float16:
+            rows = rows.float()
+        result = Tensor._empty((rows.shape[0], num_samples), dtypes.int64)
+        mt19937.categorical(rows.contiguous().cpu().numpy(), result.numpy(), _gen(generator)._state)
+        result = result.reshape(p.shape[:-1] + (num_samples,)).to(p.device)
+    if out is not None:
+        from .ops.registry import write_out
+        return write_out(result, out)
+    return result
 
 
 def _in_unit_interval(p: Tensor) -> bool:

@@ -40,6 +40,36 @@ def test_float32_normals_in_blocks_take_single_precision_math():
     assert x[:2].tolist() == [-2.514599561691284, -2.5809004306793213]
 
 
+def test_pinned_distributions_and_multinomial():
+    numgrad.manual_seed(4)
+    p = numgrad.tensor([0.1, 0.2, 0.3, 0.4])
+    assert numgrad.multinomial(p, 6, replacement=True).tolist() == [2, 3, 0, 3, 3, 2]
+    assert numgrad.multinomial(p, 2).tolist() == [2, 3]
+    assert numgrad.empty(2, dtype=numgrad.float64).exponential_(2.0).tolist() == [0.09693337767589688,
+                                                                                  0.9795940929393141]
+    assert numgrad.empty(3).geometric_(0.2).tolist() == [4.0, 25.0, 3.0]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: numgrad.multinomial(numgrad.ones(3), 4), "cannot sample n_sample > prob_dist.size"),
+    (lambda: numgrad.multinomial(numgrad.tensor([-1.0, 2.0]), 1), "element < 0"),
+    (lambda: numgrad.multinomial(numgrad.tensor([1.0, float("nan")]), 1), "element < 0"),
+    (lambda: numgrad.multinomial(numgrad.zeros(3), 1, True), "sum of probabilities <= 0"),
+    (lambda: numgrad.multinomial(numgrad.ones(2, 2, 2), 1), "prob_dist must be 1 or 2 dim"),
+    (lambda: numgrad.multinomial(numgrad.ones(2), 0), "n_sample <= 0"),
+    (lambda: numgrad.multinomial(numgrad.tensor([1, 2]), 1), "only supports floating-point dtypes"),
+    (lambda: numgrad.empty(3).exponential_(0), "expects lambda > 0.0"),
+    (lambda: numgrad.empty(3).geometric_(1), r"expects p to be in \(0, 1\)"),
+    (lambda: numgrad.empty(3).cauchy_(0, 0), "expects sigma > 0.0"),
+    (lambda: numgrad.empty(3).log_normal_(1, -1), "expects std > 0.0"),
+    (lambda: numgrad.empty(3, dtype=numgrad.int64).exponential_(), "you specified Long"),
+    (lambda: numgrad.empty(3, dtype=numgrad.int64).cauchy_(), "you specified long int"),
+])
+def test_distribution_errors(call, message):
+    with pytest.raises(RuntimeError, match=message):
+        call()
+
+
 def test_state_round_trip_and_separate_generators():
     numgrad.manual_seed(3)
     numgrad.randn(3)  # leaves the second normal of a pair waiting: part of the state
@@ -99,6 +129,13 @@ _CALLS = {
     "bernoulli": lambda lib: [lib.empty(9).bernoulli_(0.3), lib.bernoulli(lib.full((9,), 0.3)),
                               lib.bernoulli(lib.full((9,), 0.3, dtype=lib.float64))],
     "normal": lambda lib: [lib.normal(lib.zeros(5), lib.ones(5)), lib.normal(2.0, 3.0, (4,))],
+    "distributions": lambda lib: [f(lib.empty(9, dtype=d)) for d in (lib.float32, lib.float64) for f in (
+        lambda t: t.exponential_(0.37), lambda t: t.geometric_(0.37), lambda t: t.cauchy_(0.3, 0.7),
+        lambda t: t.log_normal_(0.3, 0.7))] + [lib.empty(3, 2).t().exponential_()],
+    "multinomial": lambda lib: [lib.multinomial(lib.tensor([0.1, 0.2, 0.3, 0.4]), 10, replacement=True),
+                                lib.multinomial(lib.tensor([0.1, 0.2, 0.3, 0.4]), 3),
+                                lib.tensor([[1.0, 5.0, 0.0, 2.0], [0.5, 0.5, 3.0, 0.1]]).multinomial(6, True),
+                                lib.ones(2, 30, dtype=lib.float64).multinomial(4)],
     "layers": lambda lib: [lib.nn.Linear(5, 3).weight, lib.nn.Conv2d(2, 3, 3).bias, lib.nn.Embedding(3, 5).weight,
                            lib.nn.init.xavier_uniform_(lib.empty(3, 4)), lib.nn.functional.dropout(lib.ones(20), 0.4)],
     "data": lambda lib: [lib.tensor([b[0].tolist() for b in lib.utils.data.DataLoader(

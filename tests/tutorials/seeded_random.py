@@ -13,6 +13,7 @@ print(torch.randint(0, 10, (2, 5)), torch.randperm(10))
 print(torch.randn(4, 5, dtype=torch.float64), torch.randn(2, 8))
 print(torch.empty(3, 4).uniform_(-1, 1), torch.empty(2, 3).normal_(2.0, 0.5))
 print(torch.bernoulli(torch.full((2, 6), 0.3)), torch.empty(8, dtype=torch.int32).random_(100))
+print(torch.multinomial(torch.tensor([0.1, 0.2, 0.7]), 8, replacement=True), torch.empty(3).exponential_())
 
 torch.manual_seed(1)
 model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))

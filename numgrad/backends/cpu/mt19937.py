@@ -374,3 +374,65 @@ def permutation(out, state, wide):
         z = np.int64(_word64(state) % np.uint64(i + 1))
         out[i] = out[z]
         out[z] = i
+
+
+# Distributions drawn from 53-bit uniforms into float64 ``out``, one uniform per element.
+@njit(cache=True, nogil=True, error_model="numpy")
+def exponential(out, state, lambd):
+    """-log(1 - u) / lambd."""
+    uniform_double(out, state, 53, 0.0, 1.0)
+    scale = -1.0 / lambd
+    for i in range(out.shape[0]):
+        out[i] = scale * np.log1p(-out[i])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def geometric(out, state, p):
+    """The number of Bernoulli(p) trials up to the first success: ceil(log(u) / log(1 - p))."""
+    uniform_double(out, state, 53, 0.0, 1.0)
+    denominator = np.log1p(-p)
+    for i in range(out.shape[0]):
+        out[i] = np.ceil(np.log(out[i]) / denominator)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def cauchy(out, state, median, sigma):
+    """median + sigma * tan(pi * (u - 1/2)), the multiply-add rounded once."""
+    uniform_double(out, state, 53, 0.0, 1.0)
+    for i in range(out.shape[0]):
+        out[i] = _fma(sigma, np.tan(np.pi * (out[i] - 0.5)), median)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def log_normal(out, state, cache, mean, std):
+    """exp of one-at-a-time normals (see :func:`normal_pairs`, whose pending normal it shares)."""
+    normal_pairs(out, state, cache, mean, std)
+    for i in range(out.shape[0]):
+        out[i] = np.exp(out[i])
+
+
+@njit(cache=True, nogil=True)
+def categorical(probs, out, state):
+    """out[i, j] = a category drawn for row i of ``probs`` (weights, not necessarily normalized):
+    the first whose cumulative weight, summed and normalized in the weights' own precision,
+    reaches a 53-bit uniform."""
+    rows, k = probs.shape
+    cum = np.empty(k, probs.dtype)
+    for i in range(rows):
+        cum[0] = probs[i, 0]
+        for j in range(1, k):
+            cum[j] = cum[j - 1] + probs[i, j]
+        total = cum[k - 1]
+        for j in range(k):
+            cum[j] = cum[j] / total
+        cum[k - 1] = 1
+        for s in range(out.shape[1]):
+            u = _unit(state, 53)
+            lo, hi = 0, k
+            while hi > lo:
+                mid = lo + (hi - lo) // 2
+                if cum[mid] < u:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[i, s] = lo
