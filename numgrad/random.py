@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 import numpy as np
+
 from . import dtypes, shapes
 from .devices import as_device
 from .layouts import check_layout
@@ -178,10 +179,16 @@ def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator=No
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
     _check_inplace(input)
     state = _gen(generator)._state
-    if input.dtype is dtypes.float32:
+    if input.dtype in (dtypes.float32, dtypes.float16):
         # Bounds, span and result all in float32 arithmetic, as the generator computes them.
         low = np.float32(from_)
-        return _fill(input, np.dtype(np.float32), mt19937.uniform_single, state, low, np.float32(to) - low)
+        _fill(input, np.dtype(np.float32), mt19937.uniform_single, state, low, np.float32(to) - low)
+        if input.dtype is dtypes.float16:
+            # Rounded to half, a number can reach ``to``: PyTorch gives ``from`` instead.
+            from .autograd.grad_mode import no_grad
+            with no_grad():
+                input.masked_fill_(input == float(np.float16(to)), float(np.float16(from_)))
+        return input
     buf, bits = _float_buffer(input.dtype)
     return _fill(input, buf, mt19937.uniform_double, state, bits, float(from_), float(to) - float(from_))
 
@@ -494,18 +501,31 @@ def _negative(std: Tensor) -> bool:
     return bool(any_(lt(std.detach(), 0)))
 
 
+def _empty_like(input, dtype, device) -> Tensor:
+    """An uninitialised tensor shaped as ``input`` whose memory runs in the order of
+    ``input``'s strides (PyTorch's preserve_format), so that a fill in memory order puts each
+    number where PyTorch puts it."""
+    from .creation import empty_strided
+    shape, order = input.shape, sorted(range(input.ndim), key=lambda k: -input.stride(k))
+    strides, step = [0] * input.ndim, 1
+    for k in reversed(order):
+        strides[k] = step
+        step *= max(shape[k], 1)
+    return empty_strided(shape, strides, dtype=dtype or input.dtype, device=device or input.device)
+
+
 def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
     """Uniform [0, 1) numbers with ``input``'s shape, dtype and device."""
-    return rand(input.shape, generator=generator, dtype=dtype or input.dtype,
-                device=device or input.device, requires_grad=requires_grad)
+    t = uniform_(_empty_like(input, dtype, device), generator=generator)
+    return _finish(t, requires_grad, None)
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     """Standard normal numbers with ``input``'s shape, dtype and device."""
-    return randn(input.shape, generator=generator, dtype=dtype or input.dtype,
-                 device=device or input.device, requires_grad=requires_grad)
+    t = normal_(_empty_like(input, dtype, device), generator=generator)
+    return _finish(t, requires_grad, None)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
@@ -513,6 +533,8 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     """Integers from [low, high) with ``input``'s shape, dtype and device; ``randint_like(x, high)``."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input.shape, generator=generator, dtype=dtype or input.dtype,
-                   device=device or input.device, requires_grad=requires_grad)
-
+    low, high = int(low), int(high)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    t = _fill_ints(_empty_like(input, dtype, device), low, high, generator)
+    return _finish(t, requires_grad, None)

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
+           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "orthogonal_", "sparse_"]
 
 
 def calculate_gain(nonlinearity: str, param=None) -> float:
@@ -65,6 +67,61 @@ def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
         return tensor.normal_(mean, std, **_gen(generator))
 
 
+def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None):
+    """Fills ``tensor`` with values drawn from N(mean, std**2) truncated to [a, b].
+
+    Draws as PyTorch does, so that a seed gives the same values: when most of the mass lies in
+    [a, b], normals redrawn where they fall outside; otherwise uniforms on [a, b] accepted with
+    the probability of the normal's density relative to its peak in [a, b]."""
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    from .. import where
+    from ..random import _empty_like
+    kw = _gen(generator)
+
+    def norm_cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    with no_grad():
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            # Bounds in the tensor's dtype, so that what is rejected is what falls outside.
+            lo, hi = tensor.new_tensor(a).item(), tensor.new_tensor(b).item()
+            result = tensor.normal_(mean, std, **kw)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                result = where(outside, _empty_like(result, None, None).normal_(mean, std, **kw), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates = _empty_like(tensor, None, None)
+        accept = _empty_like(tensor, None, None)
+
+        def log_ratio(x):
+            # log of the density relative to its peak, one in-place step at a time as PyTorch rounds it
+            return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        tensor.uniform_(a, b, **kw)
+        pending = accept.uniform_(**kw).log_().gt(log_ratio(candidates.copy_(tensor)))
+        if not pending.any():
+            return tensor
+        result = tensor
+        while True:
+            candidates.uniform_(a, b, **kw)
+            result = where(pending, candidates, result)
+            pending = where(pending, accept.uniform_(**kw).log_().gt(log_ratio(candidates)), pending)
+            if not pending.any():
+                break
+        tensor.copy_(result)
+    return tensor
+
+
 def constant_(tensor, val: float):
     """Fills ``tensor`` with ``val``."""
     with no_grad():
@@ -89,6 +146,25 @@ def eye_(tensor):
     from ..creation import eye
     with no_grad():
         return tensor.copy_(eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype))
+
+
+def dirac_(tensor, groups: int = 1):
+    """Fills a 3-, 4- or 5-D ``tensor`` with the Dirac delta: a convolution with it keeps as
+    many input channels as it can (per group of output channels)."""
+    dims = tensor.ndim
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    centre = tuple(s // 2 for s in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, sizes[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
 
 
 def xavier_uniform_(tensor, gain: float = 1.0, generator=None):
@@ -122,6 +198,44 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in", nonlinearity: st
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor, gain: float = 1.0, generator=None):
+    """Fills ``tensor`` (2 or more dims, flattened to rows x rest) with a (semi-)orthogonal
+    matrix times ``gain``: the Q of a normal matrix's QR, its columns' signs those of R's diagonal."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    from ..linalg import qr
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flattened = tensor.new_empty((rows, cols)).normal_(0, 1, **_gen(generator))
+    if rows < cols:
+        flattened.t_()
+    q, r = qr(flattened)
+    q *= r.diagonal().sign()
+    if rows < cols:
+        q.t_()
+    with no_grad():
+        tensor.view_as(q).copy_(q)
+        tensor.mul_(gain)
+    return tensor
+
+
+def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
+    """Fills a 2-D ``tensor`` with N(0, std**2) values, then zeroes ceil(sparsity * rows) randomly
+    chosen elements in each column (chosen with the default generator, as PyTorch does)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from ..random import randperm
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, **_gen(generator))
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
+    return tensor
 
 
 def _default_layer_init_(weight, bias):

@@ -6,10 +6,11 @@ Kernels draw from it in the order the elements are listed and advance it in plac
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 N = 624
 _M = 397
@@ -115,6 +116,23 @@ def _unit(state, bits):
     return np.float64(_word(state) & ((_ONE << np.uint64(bits)) - _ONE)) * 2.0 ** -bits
 
 
+@intrinsic
+def _fmadd(typingctx, a, b, c):
+    """a * b + c rounded once, for float32 or float64: LLVM's fma, one instruction (vectorizable)
+    on x86 with FMA3, as PyTorch's kernels compute it. Rounding a float32 a * b + c to
+    float64 first, or adding a product's error separately, differs when the sum lies exactly
+    halfway between two results."""
+    if a not in (types.float32, types.float64) or not a == b == c:
+        return None
+
+    def codegen(context, builder, signature, args):
+        f = context.get_value_type(a)
+        name = "llvm.fma.f32" if a == types.float32 else "llvm.fma.f64"
+        fma = cgutils.get_or_insert_function(builder.module, ir.FunctionType(f, [f, f, f]), name)
+        return builder.call(fma, args)
+    return a(a, a, a), codegen
+
+
 # Dense fills draw their words this many elements at a time.
 _CHUNK = 2048
 
@@ -130,52 +148,36 @@ def _units(state, buf, out, start, m, bits):
     else:
         _words(state, buf, m)
         mask = (_ONE << np.uint64(bits)) - _ONE
+        # Hoisted: Numba computes float ** int by a loop that LLVM leaves inside this one.
+        scale = 2.0 ** -bits
         for j in range(m):
-            out[start + j] = np.float64(buf[j] & mask) * 2.0 ** -bits
+            out[start + j] = np.float64(buf[j] & mask) * scale
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def uniform_single(out, state, low, span):
-    """out[i] = u * span + low rounded once to float32 (a fused multiply-add), u with 24 random
-    bits; ``low`` and ``span`` are float32. The product is exact in float64."""
-    lo = np.float64(low)
-    width = np.float64(span)
+    """out[i] = u * span + low in float32, rounded once (a fused multiply-add), u with 24 random
+    bits; ``low`` and ``span`` are float32."""
+    scale = np.float32(2.0 ** -24)
     buf = np.empty(_CHUNK, np.uint64)
     n = out.shape[0]
     for start in range(0, n, _CHUNK):
         m = min(_CHUNK, n - start)
         _words(state, buf, m)
         for j in range(m):
-            out[start + j] = np.float32(np.float64(buf[j] & _MASK24) * 2.0 ** -24 * width + lo)
+            out[start + j] = _fmadd(np.float32(buf[j] & _MASK24) * scale, span, low)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def uniform_double(out, state, bits, low, span):
-    """out[i] = u * span + low in float64 arithmetic, u with ``bits`` random bits."""
+    """out[i] = u * span + low rounded once (a fused multiply-add), u with ``bits`` random bits."""
     buf = np.empty(2 * _CHUNK, np.uint64)
     n = out.shape[0]
     for start in range(0, n, _CHUNK):
         m = min(_CHUNK, n - start)
         _units(state, buf, out, start, m, bits)
         for j in range(start, start + m):
-            out[j] = out[j] * span + low
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def _fma(a, b, c):
-    """a * b + c rounded once, as the fused multiply-add the generator's scaling compiles to:
-    the product's exact error (Dekker's split) is added back after the sum's own error."""
-    p = a * b
-    t = 134217729.0 * a
-    ah = t - (t - a)
-    al = a - ah
-    t = 134217729.0 * b
-    bh = t - (t - b)
-    bl = b - bh
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    v = s - p
-    return s + (((p - (s - v)) + (c - v)) + e)
+            out[j] = _fmadd(out[j], span, low)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -196,7 +198,7 @@ def normal_pairs(out, state, cache, mean, std):
             cache[0] = 1.0
             cache[1] = r * np.sin(theta)
             z = r * np.cos(theta)
-        out[i] = _fma(z, std, mean)
+        out[i] = _fmadd(z, std, mean)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -209,8 +211,8 @@ def _box_muller_16(out, start, mean, std, fused):
         r = np.sqrt(-2.0 * np.log(u1))
         theta = two_pi * u2
         if fused:
-            out[start + j] = _fma(r * np.cos(theta), std, mean)
-            out[start + j + 8] = _fma(r * np.sin(theta), std, mean)
+            out[start + j] = _fmadd(r * np.cos(theta), std, mean)
+            out[start + j + 8] = _fmadd(r * np.sin(theta), std, mean)
         else:
             out[start + j] = r * np.cos(theta) * std + mean
             out[start + j + 8] = r * np.sin(theta) * std + mean
@@ -229,75 +231,89 @@ _DP1, _DP2, _DP3 = np.float32(-0.78515625), np.float32(-2.4187564849853515625e-4
 _COS_P = (np.float32(2.443315711809948e-5), np.float32(-1.388731625493765e-3), np.float32(4.166664568298827e-2))
 _SIN_P = (np.float32(-1.9515295891e-4), np.float32(8.3321608736e-3), np.float32(-1.6666654611e-1))
 _TWO_PI_F = np.float32(2.0 * np.pi)
-
-
-@njit(cache=True, nogil=True)
-def _fma32(a, b, c):
-    # The float32 product is exact in float64: one rounding to float64, then to float32.
-    return np.float32(np.float64(a) * np.float64(b) + np.float64(c))
+_I23, _EXP_MASK, _EXP_BIAS = np.int32(23), np.int32(0xFF), np.int32(126)
+_MANT_MASK, _HALF_EXP = np.int32(0x7FFFFF), np.int32(0x3F000000)
+_J1, _J2, _J4, _NOT1 = np.int32(1), np.int32(2), np.int32(4), np.int32(~1)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _log32(u):
-    """log(u) for float32 u in (0, 1]: u = m * 2**k, m in [sqrt(1/2), sqrt(2)), log(1 + x) by a
-    degree-9 polynomial in x = m - 1."""
-    m, k = math.frexp(np.float64(u))
-    x = np.float32(m)
-    e = np.float32(k)
-    if x < _SQRT_HALF:
-        x = np.float32(x - _F1) + x
-        e = e - _F1
-    else:
-        x = x - _F1
+def _log32(e, m):
+    """log(u) for float32 u = m * 2**e in (0, 1], m in [1/2, 1): with m moved into
+    [sqrt(1/2), sqrt(2)), log(1 + x) by a degree-9 polynomial in x = m - 1."""
+    small = m < _SQRT_HALF
+    # Selects rather than branches, so that a loop of these vectorizes.
+    x = np.float32(m - _F1) + m if small else m - _F1
+    e = e - _F1 if small else e
     z = x * x
-    y = _LOG_P[0]
-    for i in range(1, 9):
-        y = _fma32(y, x, _LOG_P[i])
-    y = _fma32(y * x, z, e * _LOG_Q1)
-    y = _fma32(z, -_FHALF, y)
-    return _fma32(e, _LOG_Q2, x + y)
+    y = _fmadd(_LOG_P[0], x, _LOG_P[1])
+    y = _fmadd(y, x, _LOG_P[2])
+    y = _fmadd(y, x, _LOG_P[3])
+    y = _fmadd(y, x, _LOG_P[4])
+    y = _fmadd(y, x, _LOG_P[5])
+    y = _fmadd(y, x, _LOG_P[6])
+    y = _fmadd(y, x, _LOG_P[7])
+    y = _fmadd(y, x, _LOG_P[8])
+    y = _fmadd(y * x, z, e * _LOG_Q1)
+    y = _fmadd(z, -_FHALF, y)
+    return _fmadd(e, _LOG_Q2, x + y)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _sincos32(t):
     """(sin t, cos t) for float32 t >= 0: reduced by multiples of pi/4 (pi/4 in three parts),
     then a polynomial per octant."""
-    j = np.int32(t * _FOUR_OVER_PI)
-    j = (j + 1) & ~1
+    # int32 throughout (Numba widens int32 arithmetic to int64, which AVX2 cannot convert to
+    # float in vector registers).
+    j = np.int32(np.int32(np.int32(t * _FOUR_OVER_PI) + _J1) & _NOT1)
     y = np.float32(j)
-    x = _fma32(y, _DP1, t)
-    x = _fma32(y, _DP2, x)
-    x = _fma32(y, _DP3, x)
-    sin_negative = (j & 4) != 0
-    cos_negative = (~(j - 2) & 4) != 0
+    x = _fmadd(y, _DP1, t)
+    x = _fmadd(y, _DP2, x)
+    x = _fmadd(y, _DP3, x)
     z = x * x
-    c = _fma32(_COS_P[0], z, _COS_P[1])
-    c = _fma32(c, z, _COS_P[2])
-    c = _fma32(c * z, z, -(z * _FHALF))
+    c = _fmadd(_COS_P[0], z, _COS_P[1])
+    c = _fmadd(c, z, _COS_P[2])
+    c = _fmadd(c * z, z, -(z * _FHALF))
     c = c + _F1
-    s = _fma32(_SIN_P[0], z, _SIN_P[1])
-    s = _fma32(s, z, _SIN_P[2])
-    s = _fma32(s * z, x, x)
-    if (j & 2) != 0:
-        s, c = c, s
-    if sin_negative:
-        s = -s
-    if cos_negative:
-        c = -c
-    return s, c
+    s = _fmadd(_SIN_P[0], z, _SIN_P[1])
+    s = _fmadd(s, z, _SIN_P[2])
+    s = _fmadd(s * z, x, x)
+    swap = (j & _J2) != 0
+    sin_t = c if swap else s
+    cos_t = s if swap else c
+    sin_t = -sin_t if (j & _J4) != 0 else sin_t
+    cos_t = -cos_t if (np.int32(~np.int32(j - _J2)) & _J4) != 0 else cos_t
+    return sin_t, cos_t
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _box_muller_16_single(out, start, mean, std):
+def _box_muller_single(out, start, stop, mean, std, u, t):
+    """The float32 blocks of out[start:stop]: their 8 pairs each are copied into the scratch
+    arrays ``u`` and ``t`` (1 - u1 and 2 pi u2) so that one straight loop over all pairs
+    vectorizes, then copied back."""
     m = np.float32(mean)
     sd = np.float32(std)
-    for j in range(8):
-        u1 = _F1 - np.float32(out[start + j])
-        u2 = np.float32(out[start + j + 8])
-        r = np.sqrt(-_F2 * _log32(u1))
-        s, c = _sincos32(_TWO_PI_F * u2)
-        out[start + j] = _fma32(r * c, sd, m)
-        out[start + j + 8] = _fma32(r * s, sd, m)
+    p = 0
+    for i in range(start, stop, 16):
+        for j in range(8):
+            u[p + j] = _F1 - np.float32(out[i + j])
+            t[p + j] = _TWO_PI_F * np.float32(out[i + j + 8])
+        p += 8
+    # frexp from the bits (u is a normal float32 in (0, 1]), in int32 as in _sincos32.
+    bits = u.view(np.int32)
+    for k in range(p):
+        b = bits[k]
+        e = np.float32(np.int32(np.int32(np.int32(b >> _I23) & _EXP_MASK) - _EXP_BIAS))
+        bits[k] = np.int32(np.int32(b & _MANT_MASK) | _HALF_EXP)
+        r = np.sqrt(-_F2 * _log32(e, u[k]))
+        s, c = _sincos32(t[k])
+        u[k] = _fmadd(r * c, sd, m)
+        t[k] = _fmadd(r * s, sd, m)
+    p = 0
+    for i in range(start, stop, 16):
+        for j in range(8):
+            out[i + j] = u[p + j]
+            out[i + j + 8] = t[p + j]
+        p += 8
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -309,21 +325,25 @@ def normal_blocks(out, state, bits, mean, std, fused):
     change the result)."""
     n = out.shape[0]
     buf = np.empty(2 * _CHUNK, np.uint64)
+    u = np.empty(_CHUNK // 2, np.float32)
+    t = np.empty(_CHUNK // 2, np.float32)
+    # A chunk's uniforms are transformed while still in cache: the transform draws nothing.
     for start in range(0, n, _CHUNK):
-        _units(state, buf, out, start, min(_CHUNK, n - start), bits)
-    for start in range(0, n - 15, 16):
-        _block(out, start, bits, mean, std, fused)
+        m = min(_CHUNK, n - start)
+        _units(state, buf, out, start, m, bits)
+        _blocks(out, start, start + m - m % 16, bits, mean, std, fused, u, t)
     if n % 16:
         _units(state, buf, out, n - 16, 16, bits)
-        _block(out, n - 16, bits, mean, std, fused)
+        _blocks(out, n - 16, n, bits, mean, std, fused, u, t)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _block(out, start, bits, mean, std, fused):
+def _blocks(out, start, stop, bits, mean, std, fused, u, t):
     if bits == 24:
-        _box_muller_16_single(out, start, mean, std)
+        _box_muller_single(out, start, stop, mean, std, u, t)
     else:
-        _box_muller_16(out, start, mean, std, fused)
+        for i in range(start, stop, 16):
+            _box_muller_16(out, i, mean, std, fused)
 
 
 @njit(cache=True, nogil=True)
@@ -400,7 +420,7 @@ def cauchy(out, state, median, sigma):
     """median + sigma * tan(pi * (u - 1/2)), the multiply-add rounded once."""
     uniform_double(out, state, 53, 0.0, 1.0)
     for i in range(out.shape[0]):
-        out[i] = _fma(sigma, np.tan(np.pi * (out[i] - 0.5)), median)
+        out[i] = _fmadd(sigma, np.tan(np.pi * (out[i] - 0.5)), median)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")

@@ -7,7 +7,7 @@ from ...autograd import tape as _tape
 from ...ops import functional_elementwise as _E
 from ...ops.functional_elementwise import check_floating, sigmoid, tanh, where
 from ...ops.nn import log_softmax as _log_softmax, softmax as _softmax
-from ...creation import empty_like as _empty_like, full_like as _full_like
+from ...creation import full_like as _full_like
 from ...ops.elementwise import _SELU_ALPHA, _SELU_SCALE
 from ...ops.movement import cat as _cat
 from ...ops.registry import OPS, primitive, run_elementwise, run_in_place, torch_type_name
@@ -370,10 +370,25 @@ def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool 
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     check_floating("rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu", input)
     if training:
-        noise = _uniform_(_empty_like(input), float(lower), float(upper))
+        noise = _rrelu_slopes(input, float(lower), float(upper))
     else:
         noise = (float(lower) + float(upper)) / 2
     return _apply(_RRELU, input, (noise,), inplace, _RRELU_)
+
+
+def _rrelu_slopes(input, lower: float, upper: float):
+    """Training slopes drawn as PyTorch draws them: one double from [lower, upper) per element
+    that is not positive, in order, rounded to ``input``'s dtype; 1 for the others. Below
+    float64 the bounds are first rounded to float32, as PyTorch holds them."""
+    from ...creation import empty, tensor
+    x = input.detach()
+    if x.dtype is not dtypes.float64:
+        lower, upper = tensor([lower, upper], dtype=dtypes.float32).tolist()
+    picked = x <= 0
+    # Scaled in two roundings: this draw of PyTorch's is not a fused multiply-add.
+    unit = _uniform_(empty(int(picked.sum()), dtype=dtypes.float64))
+    drawn = (unit * (upper - lower) + lower).to(x.dtype)
+    return _full_like(x, 1.0).masked_scatter_(picked, drawn)
 
 
 def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):

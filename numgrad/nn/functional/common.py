@@ -1,5 +1,8 @@
-"""Linear maps, embeddings and tensor utilities: linear, embedding, one_hot, dropout."""
+"""Linear maps, embeddings and tensor utilities: linear, embedding, one_hot, the dropout family."""
 from __future__ import annotations
+
+import math
+import warnings
 
 from ... import dtypes
 from ...autograd import tape
@@ -7,7 +10,8 @@ from ...ops import functional_elementwise as _E
 from ...ops.linalg import addmm as _addmm
 from ...ops.registry import primitive
 
-__all__ = ["linear", "bilinear", "embedding", "one_hot", "dropout", "normalize"]
+__all__ = ["linear", "bilinear", "embedding", "one_hot", "dropout", "alpha_dropout", "feature_alpha_dropout",
+           "dropout1d", "dropout2d", "dropout3d", "normalize"]
 
 
 def linear(input, weight, bias=None):
@@ -110,23 +114,115 @@ def one_hot(tensor, num_classes: int = -1):
     return (tensor.unsqueeze(-1) == arange(num_classes, device=tensor.device)).long()
 
 
+# SELU's -scale * alpha: where alpha dropout sends a dropped unit, so that SELU's
+# self-normalising mean and variance survive.
+_ALPHA_DROPOUT_VALUE = 1.7580993408473766
+
+
+def _dropout(input, p: float, training: bool, inplace: bool, feature: bool = False, alpha: bool = False):
+    """Dropout of elements (or of whole channels when ``feature``), noise drawn and applied as
+    PyTorch does, so that a seed drops the same units."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        out = input * 0.0
+        return input.copy_(out) if inplace else out
+    from ...random import _empty_like, bernoulli_
+    if feature:
+        if input.ndim < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        from ...creation import empty
+        noise = empty(tuple(input.shape[:2]) + (1,) * (input.ndim - 2), dtype=input.dtype, device=input.device)
+    else:
+        noise = _empty_like(input, None, None)
+    # Kept with probability 1 - p.
+    bernoulli_(noise, 1.0 - p)
+    if alpha:
+        a = 1.0 / math.sqrt((_ALPHA_DROPOUT_VALUE * _ALPHA_DROPOUT_VALUE * p + 1) * (1 - p))
+        shift = (noise - 1) * (_ALPHA_DROPOUT_VALUE * a) + _ALPHA_DROPOUT_VALUE * a * p
+        out = input * (noise * a) + shift
+    else:
+        out = input * (noise / (1.0 - p))
+    return input.copy_(out) if inplace else out
+
+
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """dropout(input, p=0.5, training=True, inplace=False) -> Tensor
 
     Zeroes each element with probability ``p`` and scales the rest by 1 / (1 - p) in training."""
+    return _dropout(input, p, training, inplace)
+
+
+def alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False):
+    """alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor
+
+    Dropout for SELU networks: dropped elements take SELU's negative saturation value and an
+    affine map keeps the mean and variance."""
+    return _dropout(input, p, training, inplace, alpha=True)
+
+
+def feature_alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False):
+    """feature_alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor
+
+    :func:`alpha_dropout` of whole channels (dim 1) of each sample."""
+    return _dropout(input, p, training, inplace, feature=True, alpha=True)
+
+
+def _channel_dropout(input, p, training, inplace, batched: bool):
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    if p == 1.0:
-        out = input * 0.0
-    else:
-        # Kept with probability 1 - p, drawn and scaled as PyTorch does it (same seed, same mask).
-        from ...random import bernoulli_
-        from ...creation import empty
-        noise = bernoulli_(empty(input.shape, dtype=input.dtype, device=input.device), 1.0 - p)
-        out = input * (noise / (1.0 - p))
-    return input.copy_(out) if inplace else out
+    if batched:
+        return _dropout(input, p, training, inplace, feature=True)
+    out = _dropout(input.unsqueeze_(0) if inplace else input.unsqueeze(0), p, training, inplace, feature=True)
+    return out.squeeze_(0) if inplace else out.squeeze(0)
+
+
+def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """dropout1d(input, p=0.5, training=True, inplace=False) -> Tensor
+
+    Zeroes whole channels of (N, C, L) or (C, L) inputs with probability ``p``, scaling the rest
+    by 1 / (1 - p)."""
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _channel_dropout(input, p, training, inplace, input.ndim == 3)
+
+
+def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """dropout2d(input, p=0.5, training=True, inplace=False) -> Tensor
+
+    Zeroes whole channels (dim 1) with probability ``p``, scaling the rest by 1 / (1 - p); a 3-D
+    input is read as (N, C, L), as PyTorch reads it."""
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a "
+                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                      "please switch to using dropout1d instead.", stacklevel=2)
+    return _channel_dropout(input, p, training, inplace, True)
+
+
+def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """dropout3d(input, p=0.5, training=True, inplace=False) -> Tensor
+
+    Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) inputs with probability ``p``,
+    scaling the rest by 1 / (1 - p)."""
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
+                      "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 4D or 5D inputs).", stacklevel=2)
+    return _channel_dropout(input, p, training, inplace, input.ndim == 5)
 
 
 def normalize(input, p: float = 2.0, dim: int = 1, eps: float = 1e-12):

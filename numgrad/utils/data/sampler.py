@@ -72,11 +72,11 @@ class RandomSampler(Sampler):
         if self.replacement:
             yield from randint(0, n, (self.num_samples,), generator=gen).tolist()
             return
-        # Whole permutations, then part of one more when num_samples exceeds n.
+        # Whole permutations, then part of one more (drawn even when no part of it is used, as
+        # PyTorch draws it: a given generator is left where PyTorch leaves it).
         for _ in range(self.num_samples // n):
             yield from randperm(n, generator=gen).tolist()
-        if self.num_samples % n:
-            yield from randperm(n, generator=gen).tolist()[:self.num_samples % n]
+        yield from randperm(n, generator=gen).tolist()[:self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -122,20 +122,9 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        from ...random import rand
-        from ... import searchsorted
-        u = rand(self.num_samples if self.replacement else len(self.weights), dtype=dtypes.float64,
-                 generator=self.generator)
-        if self.replacement:
-            # Inverse CDF: the first index whose cumulative weight exceeds u * total.
-            cdf = self.weights.cumsum(0)
-            idx = searchsorted(cdf, u * cdf[-1], right=True).clamp_max(len(self.weights) - 1)
-            yield from idx.tolist()
-            return
-        # Smallest -log(u) / w first: sequential weighted draws without replacement
-        # (Efraimidis and Spirakis); zero weights get infinite keys and are never reached.
-        keys = -(1.0 - u).log() / self.weights
-        yield from keys.argsort()[:self.num_samples].tolist()
+        from ...random import multinomial
+        yield from multinomial(self.weights, self.num_samples, self.replacement,
+                               generator=self.generator).tolist()
 
     def __len__(self):
         return self.num_samples
