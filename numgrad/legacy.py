@@ -21,10 +21,6 @@ _BY_NAME = {"Bool": dtypes.bool, "Byte": dtypes.uint8, "Char": dtypes.int8, "Sho
             "Int": dtypes.int32, "Long": dtypes.int64, "Half": dtypes.float16, "Float": dtypes.float32,
             "Double": dtypes.float64}
 _NAME_OF = {d: n for n, d in _BY_NAME.items()}
-# The C++ names PyTorch's messages give dtypes in.
-_C_NAME = {dtypes.bool: "bool", dtypes.uint8: "unsigned char", dtypes.int8: "signed char",
-           dtypes.int16: "short int", dtypes.int32: "int", dtypes.int64: "long int",
-           dtypes.float16: "c10::Half", dtypes.float32: "float", dtypes.float64: "double"}
 
 
 def type_name(dtype, device_type: str = "cpu", kind: str = "Tensor") -> str:
@@ -43,8 +39,8 @@ def parse_type_name(name: str):
 
 
 def _options(dtype, device_type: str) -> str:
-    return (f"TensorOptions(dtype={_C_NAME[dtype]}, device={device_type}, layout=Strided, requires_grad=false "
-            "(default), pinned_memory=false (default), memory_format=(nullopt))")
+    return (f"TensorOptions(dtype={dtypes.C_NAMES[dtype]}, device={device_type}, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
 
 
 _SIGNATURES = (" * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
@@ -97,7 +93,7 @@ def _from_storage(storage, dtype, what: str, capital: bool, offset: int = 0, siz
     """A tensor of ``dtype`` over ``storage``'s memory (shared, not copied)."""
     if isinstance(storage, TypedStorage):
         if storage.dtype is not dtype:
-            name = _NAME_OF[dtype] if capital else _C_NAME[dtype]
+            name = _NAME_OF[dtype] if capital else dtypes.C_NAMES[dtype]
             raise RuntimeError(f"Expected a Storage of type {name} or an UntypedStorage, but got type "
                                f"{_NAME_OF[storage.dtype]} for {what}")
         storage = storage.untyped()

@@ -290,10 +290,6 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     return res
 
 
-_C_TYPE_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                 "uint8": "unsigned char", "bool": "bool"}
-
-
 def _continuous(input: Tensor, name: str, kernel, *args, generator=None) -> Tensor:
     """Fill floating ``input`` by ``kernel``, which draws in float64 (as the generator does)."""
     if not input.dtype.is_floating_point:
@@ -301,7 +297,7 @@ def _continuous(input: Tensor, name: str, kernel, *args, generator=None) -> Tens
             raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_type_name(input.dtype)}'")
         # PyTorch names the dtype differently in the two messages (the Cauchy one by its C type).
         kind, what = ("Exponential", _type_name(input.dtype)) if name == "exponential" else \
-            ("Cauchy", _C_TYPE_NAMES[input.dtype.name])
+            ("Cauchy", dtypes.C_NAMES[input.dtype])
         raise RuntimeError(f"{kind} distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {what}")
     _check_inplace(input)

@@ -179,6 +179,16 @@ def _channel_dropout(input, p, training, inplace, batched: bool):
     return out.squeeze_(0) if inplace else out.squeeze(0)
 
 
+def _warn_unusual_rank(name: str, spatial: int, ndim: int):
+    # PyTorch's deprecation warning for inputs that are neither batched nor unbatched channels.
+    if ndim not in (spatial + 1, spatial + 2):
+        warnings.warn(f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an "
+                      "error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      f"{spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)
+
+
 def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """dropout1d(input, p=0.5, training=True, inplace=False) -> Tensor
 
@@ -196,12 +206,7 @@ def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
 
     Zeroes whole channels (dim 1) with probability ``p``, scaling the rest by 1 / (1 - p); a 3-D
     input is read as (N, C, L), as PyTorch reads it."""
-    if input.ndim not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will "
-                      "result in an error in a future release. To retain the behavior and silence this warning, "
-                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
-                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
-                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+    _warn_unusual_rank("dropout2d", 2, input.ndim)
     if input.ndim == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                       "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
@@ -216,12 +221,7 @@ def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
 
     Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) inputs with probability ``p``,
     scaling the rest by 1 / (1 - p)."""
-    if input.ndim not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will "
-                      "result in an error in a future release. To retain the behavior and silence this warning, "
-                      "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
-                      "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
-                      "(i.e. 4D or 5D inputs).", stacklevel=2)
+    _warn_unusual_rank("dropout3d", 3, input.ndim)
     return _channel_dropout(input, p, training, inplace, input.ndim == 5)
 
 
