@@ -38,7 +38,7 @@ from .printing import set_printoptions, get_printoptions, printoptions
 from . import random
 from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, set_rng_state,
                      default_generator, rand, randn, randint, randperm, normal, bernoulli, rand_like,
-                     randn_like, randint_like, multinomial)
+                     randn_like, randint_like, multinomial, poisson)
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
     is_inference_mode_enabled

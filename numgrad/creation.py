@@ -313,30 +313,63 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, layout=None,
     return _finish(t, requires_grad, out, "arange")
 
 
+def _scalar_to(value, d: dtypes.dtype):
+    """``value`` converted to ``d`` as PyTorch converts a factory's number: an error where it
+    overflows ``d``; integers wrap into unsigned types; floats truncate to integers."""
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+        if not -(1 << 63) <= v < (1 << 64):
+            raise OverflowError("int too big to convert")
+        src = np.int64(v) if v < (1 << 63) else np.uint64(v)
+    else:
+        v = src = np.float64(value)
+    if d.is_floating_point:
+        if math.isfinite(v) and abs(v) > float(np.finfo(d.numpy).max):
+            raise RuntimeError(f"value cannot be converted to type {dtypes.C_NAMES[d]} without overflow")
+        # A half is made from a float, so a double or an integer is rounded twice.
+        return np.float16(src.astype(np.float32)) if d is dtypes.float16 else src.astype(d.numpy)
+    info = np.iinfo(d.numpy)
+    if isinstance(src, np.floating):
+        fits = float(info.min) <= v <= float(info.max)
+    else:
+        fits = v <= info.max and (v >= info.min if info.min < 0 else -v <= info.max)
+    if not fits:
+        name = "int" if d is dtypes.int32 else d.numpy.name + "_t"
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return (int(v) - int(info.min)) % (1 << info.bits) + int(info.min)
+
+
+def _range_ends(start, end, steps, d: dtypes.dtype):
+    """linspace's (start, end, step) in ``d``'s own arithmetic (float64 for integer dtypes)."""
+    start, end = _scalar_to(start, d), _scalar_to(end, d)
+    if not d.is_floating_point:
+        return float(start), float(end), (float(end) - float(start)) / (steps - 1)
+    with np.errstate(all="ignore"):
+        # NumPy's float16 arithmetic rounds each operation to half as PyTorch's does.
+        return start, end, (end - start) / d.numpy.type(steps - 1)
+
 
 def linspace(start, end, steps, *, dtype=None, device=None, layout=None,
              requires_grad=False, out=None) -> Tensor:
     """linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False) -> Tensor
 
-    ``steps`` evenly spaced values from ``start`` to ``end``, both included."""
+    ``steps`` evenly spaced values from ``start`` to ``end``, both included: the first half
+    counted from ``start``, the second from ``end``, with PyTorch's roundings."""
     check_layout(layout, "linspace")
     start, end = _number(start), _number(end)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    if d is dtypes.bool:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     t = empty(steps, dtype=d, device=device)
     if steps == 1:
-        t._fill_raw(start)
+        # A fill: half precision takes any number unchecked (rounded, maybe to inf).
+        with np.errstate(over="ignore"):
+            t._fill_raw(float(start) if d is dtypes.float16 else _scalar_to(start, d).item()
+                        if d.is_floating_point else _scalar_to(start, d))
     elif steps > 1:
-        if d.is_floating_point:
-            # As PyTorch: the ends and the step are rounded to the result dtype first, then each
-            # start + step * i is rounded once (its fused multiply-add), so values match bit for bit.
-            start, end = d.numpy.type(start), d.numpy.type(end)
-            step = float((end - start) / d.numpy.type(steps - 1))
-            start, end = float(start), float(end)
-        else:
-            step = (end - start) / (steps - 1)
-        t._fill_linspace(start, end, step)
+        t._fill_linspace(*_range_ends(start, end, steps, d))
     return _finish(t, requires_grad, out, "linspace")
 
 
@@ -344,10 +377,22 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, layout=No
              requires_grad=False, out=None) -> Tensor:
     """logspace(start, end, steps, base=10.0, *, dtype=None, ...) -> Tensor
 
-    ``base ** linspace(start, end, steps)``."""
+    ``base ** x`` for ``x`` in ``linspace(start, end, steps)``, the exponents computed as
+    PyTorch's logspace computes them (in double precision from ``start`` and ``end`` of ``dtype``)."""
     check_layout(layout, "logspace")
+    start, end = _number(start), _number(end)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
-    exps = linspace(start, end, steps, dtype=dtypes.float64, device=device)
-    from .ops.copying import to
-    t = to(float(base) ** exps, d)
+    if d is dtypes.bool:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    t = empty(steps, dtype=d, device=device)
+    if steps == 1:
+        t._fill_logspace(float(start), float(start), 0.0, float(base))
+    elif steps > 1:
+        s, e = _scalar_to(start, d), _scalar_to(end, d)
+        # The ends' difference is taken in d's arithmetic (wrapping in int64), the rest in double.
+        with np.errstate(all="ignore"):
+            diff = float(e - s) if d.is_floating_point else float((e - s + (1 << 63)) % (1 << 64) - (1 << 63))
+        t._fill_logspace(float(s), float(e), diff / (steps - 1), float(base))
     return _finish(t, requires_grad, out, "logspace")

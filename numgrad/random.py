@@ -15,12 +15,14 @@ from . import dtypes, shapes
 from .devices import as_device
 from .layouts import check_layout
 from .backends.cpu import mt19937
+from .ops.registry import check_out_grad, primitive, torch_type_name, write_out
+from .ops.copying import resize_out
 from .tensor import Tensor
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "default_generator", "rand", "randn", "randint", "randperm", "normal", "bernoulli",
            "rand_like", "randn_like", "randint_like", "uniform_", "normal_", "random_", "bernoulli_",
-           "exponential_", "geometric_", "cauchy_", "log_normal_", "multinomial"]
+           "exponential_", "geometric_", "cauchy_", "log_normal_", "multinomial", "poisson"]
 
 # In-place fills and ``bernoulli`` are also Tensor methods (bound in ops/methods.py).
 TENSOR_METHODS = ("uniform_", "normal_", "random_", "bernoulli_", "bernoulli", "exponential_", "geometric_",
@@ -282,11 +284,13 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """Draws 0/1 per element with probability ``input`` (or ``p`` when given); same dtype."""
     if p is not None:
         return bernoulli_(_empty_as(input, input.dtype), p, generator=generator)
+    if out is not None:
+        check_out_grad("bernoulli", out, input)
     if input.numel() and not _in_unit_interval(input):
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
     res = _bernoulli_from(input, generator).to(input.dtype)
     if out is not None:
-        return out.copy_(res)
+        return write_out(res, out)
     return res
 
 
@@ -373,9 +377,36 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         mt19937.categorical(rows.contiguous().cpu().numpy(), result.numpy(), _gen(generator)._state)
         result = result.reshape(p.shape[:-1] + (num_samples,)).to(p.device)
     if out is not None:
-        from .ops.registry import write_out
         return write_out(result, out)
     return result
+
+
+def _no_gradient(g, ans, x):
+    """The gradient (or tangent) of a draw with respect to its rate: zero."""
+    from .creation import zeros_like
+    return zeros_like(x)
+
+
+_poisson_op = primitive("poisson", 1, vjp=(_no_gradient,), jvp=(_no_gradient,))
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    """poisson(input, generator=None) -> Tensor
+
+    A tensor shaped as ``input`` whose elements are drawn from the Poisson distribution with
+    rate the corresponding element of ``input`` (non-negative), in ``input``'s dtype."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_type_name(input.dtype)}'")
+    # Rates are read in the row-major order of the (contiguous) result, as doubles.
+    rates = input.detach().cpu().to(dtypes.float64).contiguous().numpy().reshape(-1)
+    draws = np.zeros(rates.shape[0], dtype=np.int64)
+    if rates.shape[0] and mt19937.poisson(rates, draws, _gen(generator)._state) >= 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    with np.errstate(over="ignore"):  # counts past float16's range become inf, as in PyTorch
+        values = draws.astype(input.dtype.numpy).reshape(input.shape)
+    result = Tensor._from_numpy_array(values).to(input.device)
+    from .autograd import tape
+    return tape.record_result(_poisson_op, (input,), result)
 
 
 def _in_unit_interval(p: Tensor) -> bool:
@@ -389,17 +420,32 @@ def _empty_as(input, d):
 
 
 # ------------------------------------------------------------------------------------ factories
-def _new(size, dtype, device, default=None, keyword=None, name="size") -> Tensor:
+def _new(size, dtype, device, default=None, keyword=None, name="size", out=None, op=None) -> Tensor:
+    """A tensor to draw into: a new one, or ``out`` resized (then the draw runs in its dtype,
+    as PyTorch's factories fill ``out`` in place)."""
+    if out is not None and op is not None:
+        _check_out(out, dtype, op)
     shape = shapes.parse_size(size, name, keyword)
+    if out is not None:
+        return resize_out(out, shape) if tuple(out.shape) != shape else out
     d = dtypes.as_dtype(dtype) if dtype is not None else (default or dtypes.get_default_dtype())
     return Tensor._empty(shape, d, as_device(device))
 
 
-def _finish(t: Tensor, requires_grad: bool, out) -> Tensor:
-    if out is not None:
-        out.resize_(t.shape) if tuple(out.shape) != tuple(t.shape) else None
-        out.copy_(t)
-        return out
+def _check_out(out: Tensor, dtype, op: str):
+    """PyTorch's checks of a factory's ``out=`` before anything is drawn."""
+    if dtype is not None and dtypes.as_dtype(dtype) is not out.dtype:
+        raise RuntimeError(f"dtype {torch_type_name(dtypes.as_dtype(dtype))} does not match dtype of out "
+                           f"parameter ({torch_type_name(out.dtype)})")
+    if op == "randn":
+        # PyTorch's randn resizes ``out`` unconditionally, which refuses in any grad mode.
+        if out.requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+    else:
+        check_out_grad("aten::" + op, out)
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -411,8 +457,8 @@ def rand(*args, size=None, generator=None, dtype=None, device=None, requires_gra
 
     Numbers drawn uniformly from [0, 1)."""
     check_layout(layout, "rand")
-    return _finish(uniform_(_new(args, dtype, device, None, size, "rand"), generator=generator),
-                   requires_grad, out)
+    return _finish(uniform_(_new(args, dtype, device, None, size, "rand", out, "rand"), generator=generator),
+                   requires_grad)
 
 
 def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False, out=None,
@@ -421,8 +467,8 @@ def randn(*args, size=None, generator=None, dtype=None, device=None, requires_gr
 
     Numbers drawn from the standard normal distribution."""
     check_layout(layout, "randn")
-    return _finish(normal_(_new(args, dtype, device, None, size, "randn"), generator=generator),
-                   requires_grad, out)
+    return _finish(normal_(_new(args, dtype, device, None, size, "randn", out, "randn"), generator=generator),
+                   requires_grad)
 
 
 def randint(*args, size=None, generator=None, dtype=None, device=None, requires_grad=False,
@@ -431,6 +477,8 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
 
     Integers drawn uniformly from [low, high)."""
     check_layout(layout, "randint")
+    if out is not None:
+        _check_out(out, dtype, "randint")
     if size is not None:
         args = args + (size,)
     if len(args) == 2:
@@ -444,8 +492,8 @@ def randint(*args, size=None, generator=None, dtype=None, device=None, requires_
     low, high = int(low), int(high)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    t = _new(size, dtype, device, dtypes.int64)
-    return _finish(_fill_ints(t, low, high, generator), requires_grad, out)
+    t = _new(size, None if out is not None else dtype, device, dtypes.int64, out=out)
+    return _finish(_fill_ints(t, low, high, generator), requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None,
@@ -453,14 +501,16 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     """randperm(n, *, generator=None, dtype=int64, device=None) -> Tensor: a random
     permutation of 0 .. n-1."""
     check_layout(layout, "randperm")
+    if out is not None:
+        _check_out(out, dtype, "randperm")
     n = shapes._as_index(n, "n")
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
-    t = _new((n,), dtype, device, dtypes.int64)
+    t = _new((n,), None if out is not None else dtype, device, dtypes.int64, out=out)
     if n - 1 > _int_bounds(t.dtype)[1]:
         raise RuntimeError(f"n is too large for result tensor type: '{_type_name(t.dtype)}'")
     return _finish(_fill(t, np.dtype(np.int64), mt19937.permutation, _gen(generator)._state,
-                         n >= mt19937.WIDE_PERMUTATION), requires_grad, out)
+                         n >= mt19937.WIDE_PERMUTATION), requires_grad)
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
@@ -473,8 +523,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     if not (mt or st):
         if size is None:
             raise TypeError("normal() missing the size argument for number mean and std")
-        t = normal_(_new(size, dtype, device), float(mean), float(std), generator=generator)
-        return _finish(t, requires_grad, out)
+        t = normal_(_new(size, dtype, device, out=out, op="normal"), float(mean), float(std), generator=generator)
+        return _finish(t, requires_grad)
+    if out is not None:
+        check_out_grad("normal", out, mean, std)
     if st and std.numel() and _negative(std):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if not st and std < 0:
@@ -484,11 +536,26 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
     if not d.is_floating_point:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_type_name(d)}'")
     dev = (mean if mt else std).device
-    z = normal_(Tensor._empty(shape, d, dev), generator=generator)
-    res = mean + std * z
     if out is not None:
-        return out.copy_(res)
-    return res
+        return _normal_into(out, mean, std, shape, generator)
+    z = normal_(Tensor._empty(shape, d, dev), generator=generator)
+    return mean + std * z
+
+
+def _normal_into(out, mean, std, shape, generator) -> Tensor:
+    """normal(mean, std, out=out) as PyTorch computes it: the draw in ``out``'s dtype, then
+    scaled and shifted in place (a number std widens ``out``'s own shape into the broadcast)."""
+    from .autograd.grad_mode import no_grad
+    if not isinstance(std, Tensor):
+        shape = shapes.broadcast_shapes(shape, out.shape)
+    if tuple(out.shape) != tuple(shape):
+        resize_out(out, tuple(shape))
+    with no_grad():
+        if isinstance(std, Tensor):
+            normal_(out, generator=generator).mul_(std)
+        else:
+            normal_(out, 0.0, float(std), generator=generator)
+        return out.add_(mean)
 
 
 def _negative(std: Tensor) -> bool:
@@ -514,14 +581,14 @@ def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=F
               memory_format=None) -> Tensor:
     """Uniform [0, 1) numbers with ``input``'s shape, dtype and device."""
     t = uniform_(_empty_like(input, dtype, device), generator=generator)
-    return _finish(t, requires_grad, None)
+    return _finish(t, requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
     """Standard normal numbers with ``input``'s shape, dtype and device."""
     t = normal_(_empty_like(input, dtype, device), generator=generator)
-    return _finish(t, requires_grad, None)
+    return _finish(t, requires_grad)
 
 
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=None,
@@ -533,4 +600,4 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, device=
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     t = _fill_ints(_empty_like(input, dtype, device), low, high, generator)
-    return _finish(t, requires_grad, None)
+    return _finish(t, requires_grad)

@@ -110,7 +110,7 @@ def test_zero_d_and_empty():
     (lambda: ng.ones(2, 3).sum((0, 0)), RuntimeError, "dim 0 appears multiple times in the list of dims"),
     (lambda: ng.tensor([1, 2]).mean(), RuntimeError, "mean(): could not infer output dtype"),
     (lambda: ng.tensor([1, 2]).var(), RuntimeError, "var(): input dtype should be"),
-    (lambda: ng.tensor([True]).argmax(), RuntimeError, "\"argmax_cpu\" not implemented for 'Bool'"),
+    (lambda: ng.tensor([True]).argmax(), RuntimeError, "argmax(): does not support bool input"),
 ])
 def test_errors(call, exc, msg):
     with pytest.raises(exc) as info:

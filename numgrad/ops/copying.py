@@ -209,6 +209,9 @@ def requires_grad_(input, requires_grad=True):
         raise RuntimeError(
             "you can only change requires_grad flags of leaf variables. If you want to use a computed "
             "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+    if not requires_grad and input._base is not None and input._base.requires_grad:
+        # As PyTorch's, a view (one made under no_grad here) requires grad while its base does.
+        return input
     input.requires_grad = _builtin_bool(requires_grad)
     return input
 
@@ -237,11 +240,17 @@ def zero_(input):
 
 def resize_(input, *sizes):
     """Resizes in place; keeps the storage when it is large enough, else allocates a new one."""
-    from ..storage import Storage
     shape = shapes.parse_size(sizes)
-    n = shapes.prod(shape)
     if input.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
+    return resize_out(input, shape)
+
+
+def resize_out(input, shape):
+    """:func:`resize_` for an ``out=`` tensor: PyTorch resizes those even when they require grad
+    (callers refuse that in grad mode first)."""
+    from ..storage import Storage
+    n = shapes.prod(shape)
     if input._offset + n > input._storage.data.shape[0]:
         old = input._storage
         new = Storage.empty(input._offset + n, input.dtype, input.device)

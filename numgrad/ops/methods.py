@@ -333,3 +333,4 @@ def _fill_raw(self, value):
 Tensor._fill_raw = _fill_raw
 Tensor._fill_affine = lambda self, start, step: backend(self.device).fill_affine(self, start, step)
 Tensor._fill_linspace = lambda self, s, e, st: backend(self.device).fill_linspace(self, s, e, st)
+Tensor._fill_logspace = lambda self, s, e, st, b: backend(self.device).fill_logspace(self, s, e, st, b)

@@ -83,6 +83,14 @@ def _sum_jvp(t, ans, x, dims, keepdim, dtype):
     return sum(t, dims, keepdim)
 
 
+def _nansum_vjp(g, ans, x, dims, keepdim, dtype):
+    return _where(x != x, 0, _unreduce(g, x.shape, dims, keepdim))
+
+
+def _nansum_jvp(t, ans, x, dims, keepdim, dtype):
+    return sum(_where(x != x, 0, t), dims, keepdim)
+
+
 def _prod_others(ans, x, dims):
     """The product of all other reduced elements, for each element of ``x``.
 
@@ -134,6 +142,8 @@ def _min_combine(acc, x):
 # Variants: "dim" for a reduction over given dims, the public name for max() and min().
 _sum = reduction("sum", lambda acc, x: acc + x, reassoc=True, vjp=(_sum_vjp,), jvp=(_sum_jvp,),
                  variants={"dim": "SumBackward1"})
+_nansum = reduction("nansum", lambda acc, x: acc + x if x == x else acc, reassoc=True, vjp=(_nansum_vjp,),
+                    jvp=(_nansum_jvp,))
 _prod = reduction("prod", lambda acc, x: acc * x, vjp=(_prod_vjp,), jvp=(_prod_jvp,),
                   variants={"dim": "ProdBackward1"})
 _amax = reduction("amax", _max_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,), variants={"max": "MaxBackward1"})
@@ -143,7 +153,7 @@ _all = reduction("all", lambda acc, x: acc and x != 0, differentiable=False)
 
 
 def _identity(op, d: dtypes.dtype):
-    if op is _sum or op is _any:
+    if op is _sum or op is _nansum or op is _any:
         return 0
     if op is _prod or op is _all:
         return 1
@@ -160,7 +170,7 @@ def _acc_dtype(op, x, dtype):
         return dtypes.uint8 if x.dtype is dtypes.uint8 else dtypes.bool
     if dtype is not None:
         return dtypes.as_dtype(dtype)
-    if op in (_sum, _prod) and not x.dtype.is_floating_point:
+    if op in (_sum, _nansum, _prod) and not x.dtype.is_floating_point:
         return dtypes.int64
     return x.dtype
 
@@ -298,7 +308,7 @@ _mode_dim = primitive("mode", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backwar
 def _select(op, kind, name, x, dim, keepdim, *args):
     """Run an index-returning kernel along ``dim``; values carry ``op``'s tape entry."""
     if x.dtype is dtypes.bool and kind == "argext" and name.startswith("arg"):
-        raise RuntimeError(f'"{name}_cpu" not implemented for \'Bool\'')
+        raise RuntimeError(f"{name}(): does not support bool input")
     d = shapes.normalize_dim(dim, x.ndim)
     if x.ndim:
         _check_nonempty(name, x, (d,), False)
@@ -344,30 +354,38 @@ def _max_or_min(x, dim, keepdim, out, is_max):
     return return_types[name](values, indices)
 
 
-def _arg(x, dim, keepdim, is_max):
+def _arg(x, dim, keepdim, is_max, out):
     name = "argmax" if is_max else "argmin"
     if dim is None:
         if x.numel() == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         idx = _select(None, "argext", name, x.reshape(-1), 0, False, is_max)[1]
-        return idx.reshape((1,) * x.ndim) if keepdim else idx
-    return _select(None, "argext", name, x, dim, keepdim, is_max)[1]
+        idx = idx.reshape((1,) * x.ndim) if keepdim else idx
+    else:
+        idx = _select(None, "argext", name, x, dim, keepdim, is_max)[1]
+    if out is None:
+        return idx
+    # PyTorch checks the input first, then wants exactly int64 (no casting) in ``out``.
+    if out.dtype is not dtypes.int64:
+        raise RuntimeError(f"Expected out tensor to have dtype long int, but got {dtypes.C_NAMES[out.dtype]} "
+                           "instead")
+    return _write_out(idx, out, name)
 
 
-def argmax(input, dim=None, keepdim=False):
-    """argmax(input, dim=None, keepdim=False) -> LongTensor
+def argmax(input, dim=None, keepdim=False, *, out=None):
+    """argmax(input, dim=None, keepdim=False, *, out=None) -> LongTensor
 
     Index of the first maximum (of the flattened input when ``dim`` is None); NaN counts as the
     maximum."""
-    return _arg(input, dim, keepdim, True)
+    return _arg(input, dim, keepdim, True, out)
 
 
-def argmin(input, dim=None, keepdim=False):
-    """argmin(input, dim=None, keepdim=False) -> LongTensor
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    """argmin(input, dim=None, keepdim=False, *, out=None) -> LongTensor
 
     Index of the first minimum (of the flattened input when ``dim`` is None); NaN counts as the
     minimum."""
-    return _arg(input, dim, keepdim, False)
+    return _arg(input, dim, keepdim, False, out)
 
 
 def median(input, dim=None, keepdim=False):

@@ -193,7 +193,8 @@ def check_out(out, shape, rt, opname: str):
             f"result type {torch_type_name(rt)} can't be cast to the desired output type "
             f"{torch_type_name(out.dtype)}")
     if tuple(out.shape) != tuple(shape):
-        out.resize_(shape)
+        from .copying import resize_out
+        resize_out(out, tuple(shape))
 
 
 def _as_operand(x, Tensor):
@@ -410,6 +411,7 @@ def write_out(result, out, name: str = ""):
     if _grad_state.enabled and (result.requires_grad or out.requires_grad):
         check_out_grad(name or _out_name(result), out, result)
     if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
+        from .copying import resize_out
+        resize_out(out, result._shape)
     out.copy_(result)
     return out

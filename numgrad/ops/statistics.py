@@ -14,7 +14,8 @@ from . import functional_elementwise as F
 from ..autograd import profiler as _profiler
 from ..autograd import tape as _tape
 from ..autograd.tape import plain as _plain, record_result
-from .reductions import _all_ints, _dims, _reduced_shape, _sum, _unreduce, _write_out, amax, sum
+from .reductions import (_all_ints, _dims, _nansum, _reduced_shape, _sum, _unreduce, _write_out, amax,
+                         run_reduction, sum)
 from .registry import backend, primitive, torch_type_name
 
 __all__ = ["mean", "var", "std", "var_mean", "std_mean", "dist", "logsumexp", "count_nonzero",
@@ -100,8 +101,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """nansum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
 
     Sum treating NaN as zero."""
-    x = F.where(F.isnan(input), 0, input) if input.dtype.is_floating_point else input
-    return _write_out(sum(x, dim, keepdim, dtype=dtype), out)
+    return _write_out(run_reduction(_nansum, input, dim, keepdim, dtype), out)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):

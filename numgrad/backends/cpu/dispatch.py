@@ -143,7 +143,8 @@ def reduce_plan(op, x, dims, compute, init, out_shape, result_dtype, divisor=Non
     res_np = result_dtype.numpy
     if x._storage.data.dtype == _F16 or compute.numpy != res_np:
         return None
-    kernel = _red.plan(op, compute.numpy, x._shape, x._strides, dims, init, divisor)
+    kernel = _red.plan(op, compute.numpy, x._shape, x._strides, dims, init, divisor,
+                       source=x._storage.data.dtype)
     if kernel is None:
         return None
     strides = shapes.contiguous_strides(out_shape)
@@ -190,9 +191,27 @@ def fill_affine(t, start, step):
 
 
 def fill_linspace(t, start, end, step):
+    """``t`` = linspace values from ``start``, ``end`` and ``step``, numbers of ``t``'s dtype
+    (float64 for integer dtypes), computed as PyTorch computes them for that dtype."""
+    from . import fill
+    d = t.dtype.numpy
+    buf = np.float32 if d in (np.float32, _F16) else np.float64
+    mode = 2 if d == _F16 else 0 if d.kind == "f" else 1
+    tmp = np.empty(t.numel(), dtype=buf)
+    fill.linspace(tmp, buf(start), buf(end), buf(step), mode)
+    # 2**63 becomes int64's smallest value, as x86 converts it in PyTorch's kernel.
+    with np.errstate(invalid="ignore"):
+        t._np_view()[...] = tmp
+
+
+def fill_logspace(t, start, end, step, base):
+    """``t`` = base ** (start + step * i) for the first half, base ** (end - step * (n - 1 - i))
+    for the second, in double precision, then converted to ``t``'s dtype."""
     from . import fill
     tmp = np.empty(t.numel(), dtype=np.float64)
-    fill.linspace(tmp, float(start), float(end), float(step))
-    if not t.dtype.is_floating_point:
-        tmp = np.trunc(tmp)
-    t._np_view()[...] = tmp
+    fill.logspace(tmp, float(start), float(end), float(step), float(base))
+    if t.dtype.numpy == _F16:
+        # A double becomes a half through a float, as in PyTorch.
+        tmp = tmp.astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        t._np_view()[...] = tmp

@@ -1,7 +1,12 @@
-"""Fill kernels for factories: arange and linspace sequences."""
+"""Fill kernels for factories: arange, linspace and logspace sequences."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
 from numba import njit
+
+from .mt19937 import _fmadd
 
 
 @njit(cache=True, nogil=True)
@@ -12,12 +17,50 @@ def affine(out, start, step):
 
 
 @njit(cache=True, nogil=True)
-def linspace(out, start, end, step):
-    """Evenly spaced values, computed from both ends so that the last value is exactly ``end``."""
+def _to_half(x):
+    """The float16 nearest to ``x`` (ties to even), as a float32."""
+    a = abs(np.float64(x))
+    if a == 0.0 or a != a:
+        return x
+    if a >= 65520.0:
+        return np.float32(math.copysign(math.inf, x))
+    # The spacing of float16 numbers at ``a``: 11 significant bits, subnormal below 2**-14.
+    spacing = math.ldexp(1.0, max(math.frexp(a)[1] - 11, -24))
+    return np.float32(math.copysign(np.rint(a / spacing) * spacing, x))
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def linspace(out, start, end, step, mode):
+    """Evenly spaced values computed from both ends, as PyTorch computes each: ``start + step *
+    i`` for the first half, ``end - step * (n - 1 - i)`` for the second, a multiply-add rounded
+    once in the type of ``out``/``start``/``end``/``step`` (float32 or float64), ``i`` first
+    converted to that type. ``mode`` 1 truncates each value (integer results); mode 2 rounds
+    every operation to float16 instead, half precision arithmetic having no multiply-add."""
     n = out.shape[0]
-    half = n // 2
+    middle = n // 2
     for i in range(n):
-        if i < half:
-            out[i] = start + step * i
+        k = i if i < middle else n - 1 - i
+        # The index in out's type, converted as C converts it.
+        out[i] = k
+        if mode == 2:
+            scaled = _to_half(step * _to_half(out[i]))
+            out[i] = _to_half(start + scaled if i < middle else end - scaled)
+        elif i < middle:
+            out[i] = _fmadd(step, out[i], start)
         else:
-            out[i] = end - step * (n - 1 - i)
+            out[i] = _fmadd(-step, out[i], end)
+        if mode == 1:
+            out[i] = np.trunc(out[i])
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def logspace(out, start, end, step, base):
+    """out[i] = base ** (start + step * i) for the first half, base ** (end - step * (n - 1 - i))
+    for the second, each operation rounded (no multiply-add), as PyTorch's logspace computes it."""
+    n = out.shape[0]
+    middle = n // 2
+    for i in range(n):
+        if i < middle:
+            out[i] = math.pow(base, start + step * np.float64(i))
+        else:
+            out[i] = math.pow(base, end - step * np.float64(n - 1 - i))

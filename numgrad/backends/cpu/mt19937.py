@@ -6,6 +6,8 @@ Kernels draw from it in the order the elements are listed and advance it in plac
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -456,3 +458,65 @@ def categorical(probs, out, state):
                 else:
                     hi = mid
             out[i, s] = lo
+
+
+_INT64_MIN = np.int64(-(1 << 63))
+
+
+@njit(cache=True, nogil=True)
+def _truncated(x):
+    """x (already whole) as int64; NaN and numbers out of range give -2**63, as x86's
+    conversion does in PyTorch's sampler (LLVM leaves that case undefined)."""
+    if -9.223372036854775808e18 <= x < 9.223372036854775808e18:
+        return np.int64(x)
+    return _INT64_MIN
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _poisson_one(state, lam):
+    """One Poisson(lam) draw from 53-bit uniforms: below 10, multiply uniforms until the product
+    falls to exp(-lam); from 10, Hörmann's transformed rejection (PTRS), two uniforms a try."""
+    if lam == 0.0:
+        return np.int64(0)
+    if lam < 10.0:
+        limit = np.exp(-lam)
+        k = np.int64(0)
+        prod = 1.0
+        while True:
+            prod *= _unit(state, 53)
+            if prod <= limit:
+                return k
+            k += 1
+    root = np.sqrt(lam)
+    log_lam = np.log(lam)
+    b = 0.931 + 2.53 * root
+    a = -0.059 + 0.02483 * b
+    log_inv_alpha = np.log(1.1239 + 1.1328 / (b - 3.4))
+    vr = 0.9277 - 3.6224 / (b - 2.0)
+    while True:
+        u = _unit(state, 53) - 0.5
+        v = _unit(state, 53)
+        us = 0.5 - abs(u)
+        # Tested as a double: PyTorch's compiled sampler never sees its integer out of range.
+        k = np.floor((2.0 * a / us + b) * u + lam + 0.43)
+        if us >= 0.07 and v <= vr:
+            return _truncated(k)
+        if k < 0 or (us < 0.013 and v > us):
+            continue
+        # The acceptance test in logs, each side summed left to right as the sampler does.
+        accept = -lam + k * log_lam - math.lgamma(k + 1.0)
+        if np.log(v) + log_inv_alpha - np.log(a / (us * us) + b) <= accept:
+            return _truncated(k)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def poisson(rates, out, state):
+    """out[i] = a Poisson draw (int64) of rate rates[i] (float64), in order. Stops at the first
+    rate that is not >= 0 (negative or NaN) and returns its index, having drawn for those before
+    it, as PyTorch's sampler does before raising; returns -1 when all are valid."""
+    for i in range(rates.shape[0]):
+        lam = rates[i]
+        if not lam >= 0.0:
+            return i
+        out[i] = _poisson_one(state, lam)
+    return -1

@@ -6,7 +6,8 @@ contiguous innermost run is reduced in blocks of ``_B`` elements, groups of bloc
 groups, then the whole, which vectorizes (reassociation is allowed for the accumulator of sums
 only) and bounds the rounding error like pairwise summation. ``cols`` serves reductions whose
 innermost memory dim is kept, sweeping whole rows of outputs at a time for cache locality.
-``flat_par`` splits one long reduction across threads.
+``flat_par`` splits one long reduction across threads. Float sums take PyTorch's order
+instead (:mod:`.cascade_sum`).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from .. import codegen
 from ..iteration import split_reduction
+from . import cascade_sum
 from .parallel import use_parallel
 
 # One thread sums a million cached float32 in well under 100 us; below that, waking the other
@@ -218,7 +220,7 @@ def kernels(op, acc_np):
 
 def run(op, acc_np, buf, offset, shape, strides, reduce_dims, init):
     """Reduce ``reduce_dims`` of a strided operand; returns a contiguous array of the kept dims."""
-    reduce = plan(op, acc_np, shape, strides, reduce_dims, init)
+    reduce = plan(op, acc_np, shape, strides, reduce_dims, init, source=buf.dtype)
     if reduce is not None:
         return reduce(buf, offset)
     # Nothing to produce, or nothing to reduce: every output is the initial value.
@@ -230,10 +232,15 @@ def run(op, acc_np, buf, offset, shape, strides, reduce_dims, init):
     return np.full(n_out, acc_np.type(init), dtype=acc_np)
 
 
-def plan(op, acc_np, shape, strides, reduce_dims, init, divisor=None):
+def plan(op, acc_np, shape, strides, reduce_dims, init, divisor=None, source=None):
     """``run`` resolved once for one geometry: ``f(buf, offset) -> out``; None when there is
     nothing to reduce or nothing to produce (the general path handles those). With a
-    ``divisor`` each result is divided by it in the accumulator's type (a mean)."""
+    ``divisor`` each result is divided by it in the accumulator's type (a mean). ``source`` is
+    the operand's dtype: float32 and float64 sums round as PyTorch's, serially."""
+    if op.name in ("sum", "nansum") and source is not None:
+        ordered = cascade_sum.plan(source, acc_np, shape, strides, reduce_dims, divisor, op.name == "nansum")
+        if ordered is not None:
+            return ordered
     kshape, kstrides, rshape, rstrides = split_reduction(shape, strides, set(reduce_dims))
     n_out = 1
     for s in kshape:

@@ -100,3 +100,7 @@ def fill_affine(t, start, step):
 
 def fill_linspace(t, start, end, step):
     _fill_on_host(t, _cpu().fill_linspace, start, end, step)
+
+
+def fill_logspace(t, start, end, step, base):
+    _fill_on_host(t, _cpu().fill_logspace, start, end, step, base)

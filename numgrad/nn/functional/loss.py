@@ -39,8 +39,9 @@ def _check_sizes(input, target):
 
 def _mse_vjp(sign: float):
     def rule(g, ans, x, y, reduction):
-        d = (x - y) * (2.0 * sign)
-        return g * d / d.numel() if reduction == "mean" else g * d
+        # Rounded as PyTorch's: the scale (2/n for a mean) first, then the gradient.
+        d = x - y
+        return d * (sign * (2.0 / d.numel() if reduction == "mean" else 2.0)) * g
     return rule
 
 
