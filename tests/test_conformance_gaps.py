@@ -249,3 +249,24 @@ def test_view_of_leaf_written_under_no_grad():
         a.mul_(2)
     v.sum().backward()
     assert a.grad.tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_view_made_before_its_base_gets_history_carries_gradient():
+    # PyTorch: the view requires grad once its base does, reading the base's history.
+    b = ng.ones(3)
+    v = b[:2]
+    w = ng.full((3,), 2.0, requires_grad=True)
+    b.mul_(w)
+    y = v * 2
+    assert y.requires_grad
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    (y.sum() + w.sum()).backward()
+    assert w.grad.tolist() == [3.0, 3.0, 1.0]
+    b = ng.ones(3)
+    v = b[1:]
+    w = ng.full((3,), 2.0, requires_grad=True)
+    b.add_(w)
+    m = v.view(2, 1)
+    assert m.grad_fn.name() == "ViewBackward0"
+    (m @ m.t()).sum().backward()
+    assert w.grad.tolist() == [0.0, 12.0, 12.0]

@@ -127,3 +127,23 @@ def test_losses_and_bias_gradients_match_pytorch():
         loss.backward()
         results.append([loss.item(), lib.nn.functional.l1_loss(x, y).item(), bias.grad.numpy().tobytes()])
     assert results[0] == results[1]
+
+
+def test_running_totals_accumulate_float32_in_float64():
+    numgrad.manual_seed(0)
+    x = numgrad.randn(20)
+    assert x.cumsum(0)[-3:].tolist() == [4.881984233856201, 6.886964797973633, 6.940701484680176]
+    assert x.cumprod(0)[5:8].tolist() == [-0.13135439157485962, 0.04483918845653534, 0.08308728784322739]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_running_totals_match_pytorch(dtype):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    for shape, dim in [((1000,), 0), ((50, 40), 0), ((50, 40), 1), ((3, 4, 5), 1)]:
+        a = rng.standard_normal(shape).astype(dtype)
+        for b in (a, a.swapaxes(0, -1)):
+            for name in ("cumsum", "cumprod"):
+                got = getattr(numgrad.from_numpy(b), name)(dim).numpy()
+                want = getattr(torch.from_numpy(b), name)(dim).numpy()
+                assert np.array_equal(got, want, equal_nan=True), (name, b.shape, dim)

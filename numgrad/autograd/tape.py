@@ -331,7 +331,22 @@ def should_record(inputs) -> bool:
     for x in inputs:
         if getattr(x, "requires_grad", False):
             return True
+        if getattr(x, "_base", None) is not None and adopts_base_grad(x):
+            return True
     return False
+
+
+def adopts_base_grad(view) -> bool:
+    """Whether ``view``, which does not require grad, now must because its base does (the base
+    was written in place with a tensor that requires grad, or became a leaf that does, after the
+    view was made): as in PyTorch, the view then reads the base's history, as an as_strided view.
+    Callers check ``view._base`` first; this runs in grad mode only."""
+    base = view._base
+    if not base.requires_grad or view._view_meta is not None or not grad_mode._state.enabled:
+        return False
+    from .views_history import regenerate
+    regenerate(view)
+    return True
 
 
 _node_classes: dict = {}

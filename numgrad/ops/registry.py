@@ -258,7 +258,7 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
                 key.append(cls)
             elif isinstance(x, Tensor) and x._storage.device is CPU:
                 key += (x.dtype, x._shape, x._strides)
-                if x.requires_grad:
+                if x.requires_grad or x._base is not None and _tape.adopts_base_grad(x):
                     grad = True
             else:
                 break
