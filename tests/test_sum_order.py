@@ -147,3 +147,25 @@ def test_running_totals_match_pytorch(dtype):
                 got = getattr(numgrad.from_numpy(b), name)(dim).numpy()
                 want = getattr(torch.from_numpy(b), name)(dim).numpy()
                 assert np.array_equal(got, want, equal_nan=True), (name, b.shape, dim)
+
+
+def test_variance_accumulates_float32_in_float64():
+    numgrad.manual_seed(0)
+    x = numgrad.randn(100) * 3 + 1
+    y = numgrad.randn(64, 10)
+    assert (x.var().item(), x.std().item()) == (9.540698051452637, 3.088801860809326)
+    assert y.std(0)[:3].tolist() == [1.0324866771697998, 0.8717584013938904, 0.9803462624549866]
+    assert y.var(1)[:2].tolist() == [0.7598473429679871, 0.9510065317153931]
+    assert y.var().dtype is numgrad.float32
+
+
+def test_variance_matches_pytorch():
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    rng = np.random.default_rng(0)
+    for shape, dim in [((100,), None), ((1000,), None), ((64, 10), 0), ((64, 10), 1), ((5, 6, 7), (0, 2))]:
+        a = rng.standard_normal(shape).astype(np.float32) * 3 + 1
+        for name in ("var", "std"):
+            got = getattr(numgrad, name)(numgrad.from_numpy(a), dim)
+            want = getattr(torch, name)(torch.from_numpy(a), dim)
+            assert np.array_equal(got.numpy(), want.numpy()), (name, shape, dim)

@@ -135,6 +135,16 @@ def _var(x, dim, keepdim, correction):
     return _sum_div(d * d, dims, keepdim, dof), m, dims
 
 
+def _moments(x, dim, keepdim, correction, root=False):
+    """:func:`_var` (its square root with ``root``) rounded as PyTorch's CPU kernels round it:
+    float32 accumulates in float64, and the results are rounded once."""
+    if x.dtype is not dtypes.float32 or x.device.type != "cpu":
+        v, m, dims = _var(x, dim, keepdim, correction)
+        return (F.sqrt(v) if root else v), m, dims
+    v, m, dims = _var(x.double(), dim, keepdim, correction)
+    return (F.sqrt(v) if root else v).float(), m.float(), dims
+
+
 # Plans of sums divided in the same kernel call, keyed by the operand's geometry, the dims,
 # the dtype and the divisor; False marks calls for the general path.
 _sum_div_plans = Memo()
@@ -192,7 +202,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     Variance over ``dim``: the sum of squared deviations divided by ``N - correction``
     (``unbiased=False`` means ``correction=0``)."""
     dim, c = _correction("var", input, dim, unbiased, correction)
-    v, _, dims = _var(_plain(input), dim, keepdim, c)
+    v, _, dims = _moments(_plain(input), dim, keepdim, c)
     return _write_out(record_result(_var_op, (input,), v, {"dims": dims, "keepdim": keepdim, "correction": c}), out)
 
 
@@ -201,8 +211,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
     Standard deviation: the square root of :func:`var`."""
     dim, c = _correction("std", input, dim, unbiased, correction)
-    v, _, dims = _var(_plain(input), dim, keepdim, c)
-    r = record_result(_std_op, (input,), F.sqrt(v), {"dims": dims, "keepdim": keepdim, "correction": c})
+    s, _, dims = _moments(_plain(input), dim, keepdim, c, root=True)
+    r = record_result(_std_op, (input,), s, {"dims": dims, "keepdim": keepdim, "correction": c})
     return _write_out(r, out)
 
 
@@ -237,7 +247,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
     The variance and the mean over ``dim``, sharing one mean computation."""
     dim, c = _correction("var_mean", input, dim, unbiased, correction)
-    v, m, dims = _var(_plain(input), dim, keepdim, c)
+    v, m, dims = _moments(_plain(input), dim, keepdim, c)
     return _record_with_mean(_var_mean_op, _var_op, input, v, m, dims, keepdim, c)
 
 
@@ -246,8 +256,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
     The standard deviation and the mean over ``dim``, sharing one mean computation."""
     dim, c = _correction("std_mean", input, dim, unbiased, correction)
-    v, m, dims = _var(_plain(input), dim, keepdim, c)
-    return _record_with_mean(_std_mean_op, _std_op, input, F.sqrt(v), m, dims, keepdim, c)
+    s, m, dims = _moments(_plain(input), dim, keepdim, c, root=True)
+    return _record_with_mean(_std_mean_op, _std_op, input, s, m, dims, keepdim, c)
 
 
 def _dist_vjp(g, ans, x, y, p):
