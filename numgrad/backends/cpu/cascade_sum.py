@@ -27,7 +27,7 @@ def _term(v, nan_zero):
     raise NotImplementedError("callable from @njit code only")
 
 
-@overload(_term, inline="always")
+@overload(_term)
 def _term_typed(v, nan_zero):
     if isinstance(nan_zero, types.NoneType):
         return lambda v, nan_zero: v
