@@ -91,6 +91,11 @@ def geometry(shape, strides, reduce_dims):
     return sizes[:keep], st[1][:keep], st[0][:keep]
 
 
+# Constants passed through ``_int`` reach the callee as plain integers: Numba would compile a
+# function once more for each literal argument it is called with.
+_int = np.int64
+
+
 @njit(**_K)
 def _level_bits(n):
     # Rows per level: 16, or more for runs past 2**19 so that four levels cover them.
@@ -102,7 +107,7 @@ def _level_bits(n):
     return max(4, c // _LEVELS)
 
 
-@njit(inline="always", **_K)
+@njit(**_K)
 def _add_rows(a, q, rows, row_stride, lane_stride, width, acc, nan_zero):
     """``acc[l] += a[q + r * row_stride + l * lane_stride]`` for each row r < rows in turn."""
     grouped = 0
@@ -131,12 +136,11 @@ def _add_rows(a, q, rows, row_stride, lane_stride, width, acc, nan_zero):
             acc[lane] += _term(a[uint64(q0 + lane * lane_stride)], nan_zero)
 
 
-@njit(inline="always", **_K)
+@njit(**_K)
 def _cascade(a, p, n, row_stride, lane_stride, width, acc, nan_zero):
     """For each lane l < width, the cascaded sum of ``a[p + i * row_stride + l * lane_stride]``
     over rows i < n, left in ``acc[:width]`` (``acc`` is scratch for 4 levels of lanes)."""
-    # Inlined, so that ``width`` and ``lane_stride`` are constants where the caller's are; with
-    # unsigned indices and no views, Numba emits neither wraparound checks nor reference
+    # With unsigned indices and no views, Numba emits neither wraparound checks nor reference
     # counting in the loops, and the lanes vectorize.
     bits = _level_bits(n)
     step = 1 << bits
@@ -166,7 +170,7 @@ def _cascade(a, p, n, row_stride, lane_stride, width, acc, nan_zero):
 def _row_sum(a, p, n, stride, acc, nan_zero):
     """Sum of a strided run of ``n`` elements: 4 interleaved cascaded streams, then the rest."""
     q = n // _STREAMS
-    _cascade(a, p, q, _STREAMS * stride, stride, _STREAMS, acc, nan_zero)
+    _cascade(a, p, q, _STREAMS * stride, stride, _int(_STREAMS), acc, nan_zero)
     total = acc[0]
     for i in range(_STREAMS * q, n):
         total += _term(a[uint64(p + i * stride)], nan_zero)
@@ -182,7 +186,7 @@ def _inner(a, p, n, acc, zero, nan_zero):
     width = _VECTOR_BYTES // acc.itemsize
     vectors = n // width
     q = vectors // _STREAMS
-    _cascade(a, p, q, _STREAMS * width, 1, _STREAMS * width, acc, nan_zero)
+    _cascade(a, p, q, _STREAMS * width, _int(1), _STREAMS * width, acc, nan_zero)
     for v in range(_STREAMS * q, vectors):
         for lane in range(width):
             acc[lane] += _term(a[uint64(p + v * width + lane)], nan_zero)
@@ -213,7 +217,7 @@ def _chunk(a, bi, out, bo, size0, size1, i0, i1, o0, o1, acc, zero, nan_zero):
         block = _STREAMS * width
         j = 0
         while j + block <= size1:
-            _cascade(a, bi + j, size0, i0, 1, block, acc, nan_zero)
+            _cascade(a, bi + j, size0, i0, _int(1), block, acc, nan_zero)
             for lane in range(block):
                 out[bo + (j + lane) * o1] += acc[lane]
             j += block
@@ -225,7 +229,7 @@ def _chunk(a, bi, out, bo, size0, size1, i0, i1, o0, o1, acc, zero, nan_zero):
     else:
         j = 0
         while j + _STREAMS <= size1:
-            _cascade(a, bi + j * i1, size0, i0, i1, _STREAMS, acc, nan_zero)
+            _cascade(a, bi + j * i1, size0, i0, i1, _int(_STREAMS), acc, nan_zero)
             for lane in range(_STREAMS):
                 out[bo + (j + lane) * o1] += acc[lane]
             j += _STREAMS
@@ -252,7 +256,7 @@ def cascade_sum(a, offset, sizes, in_strides, out_strides, out, divisor, nan_zer
         outer *= sizes[d]
     idx = np.zeros(nd, dtype=np.int64)
     bi = offset
-    bo = 0
+    bo = _int(0)
     for _ in range(outer):
         _chunk(a, bi, out, bo, size0, size1, i0, i1, o0, o1, acc, zero, nan_zero)
         d = 2
