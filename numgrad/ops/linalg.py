@@ -140,8 +140,7 @@ def _mm(a, b):
         plan = _plans.get((a.dtype, b.dtype, a._shape, a._strides, b._shape, b._strides))
         if plan:
             r = plan(a, b)
-            if (a.requires_grad or b.requires_grad or a._base is not None or b._base is not None) \
-                    and tape.should_record((a, b)):
+            if _grad_state.enabled and tape.should_record((a, b)):
                 tape.record(_mm_op, (a, b), r)
             if _dual_levels[0] and (a._fw_tangent is not None or b._fw_tangent is not None):
                 tape.forward_jvp(_mm_op, (a, b), r)

@@ -94,9 +94,7 @@ def _direct_inplace(fn, name):
 
     def method(self, *args, **kwargs):
         if kwargs or len(args) != 1 or self.dtype is dtypes.bool or _tape._dual_levels[0] or \
-                _grad_state.enabled and (self.requires_grad or self._base is not None or
-                                         getattr(args[0], "requires_grad", False) or
-                                         getattr(args[0], "_base", None) is not None):
+                _grad_state.enabled and _tape.should_record((self, args[0])):
             return general(self, *args, **kwargs)
         return run_elementwise(op, (self, args[0]), self, True)
     method.__name__ = method.__qualname__ = general.__name__

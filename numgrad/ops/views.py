@@ -29,8 +29,7 @@ def _make_view(x, op, shape, strides, offset=None, params=None, variant=None):
     out._base = x if x._base is None else x._base
     # tape.should_record and tape.has_tangents for one input, inlined: views run on every step.
     enabled = _grad_state.enabled
-    if (x.requires_grad or x._base is not None and enabled and tape.adopts_base_grad(x)) and enabled \
-            and op.differentiable:
+    if enabled and op.differentiable and (x.requires_grad or x._base is not None and tape.adopts_base_grad(x)):
         tape.record(op, (x,), out, params, variant=variant)
     if not enabled:
         if x.requires_grad:

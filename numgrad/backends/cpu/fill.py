@@ -6,7 +6,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .mt19937 import _fmadd
+from .mt19937 import fmadd
 
 
 @njit(cache=True, nogil=True)
@@ -46,9 +46,9 @@ def linspace(out, start, end, step, mode):
             scaled = _to_half(step * _to_half(out[i]))
             out[i] = _to_half(start + scaled if i < middle else end - scaled)
         elif i < middle:
-            out[i] = _fmadd(step, out[i], start)
+            out[i] = fmadd(step, out[i], start)
         else:
-            out[i] = _fmadd(-step, out[i], end)
+            out[i] = fmadd(-step, out[i], end)
         if mode == 1:
             out[i] = np.trunc(out[i])
 

@@ -119,7 +119,7 @@ def _unit(state, bits):
 
 
 @intrinsic
-def _fmadd(typingctx, a, b, c):
+def fmadd(typingctx, a, b, c):
     """a * b + c rounded once, for float32 or float64: LLVM's fma, one instruction (vectorizable)
     on x86 with FMA3, as PyTorch's kernels compute it. Rounding a float32 a * b + c to
     float64 first, or adding a product's error separately, differs when the sum lies exactly
@@ -167,7 +167,7 @@ def uniform_single(out, state, low, span):
         m = min(_CHUNK, n - start)
         _words(state, buf, m)
         for j in range(m):
-            out[start + j] = _fmadd(np.float32(buf[j] & _MASK24) * scale, span, low)
+            out[start + j] = fmadd(np.float32(buf[j] & _MASK24) * scale, span, low)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -179,7 +179,7 @@ def uniform_double(out, state, bits, low, span):
         m = min(_CHUNK, n - start)
         _units(state, buf, out, start, m, bits)
         for j in range(start, start + m):
-            out[j] = _fmadd(out[j], span, low)
+            out[j] = fmadd(out[j], span, low)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -200,7 +200,7 @@ def normal_pairs(out, state, cache, mean, std):
             cache[0] = 1.0
             cache[1] = r * np.sin(theta)
             z = r * np.cos(theta)
-        out[i] = _fmadd(z, std, mean)
+        out[i] = fmadd(z, std, mean)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -213,8 +213,8 @@ def _box_muller_16(out, start, mean, std, fused):
         r = np.sqrt(-2.0 * np.log(u1))
         theta = two_pi * u2
         if fused:
-            out[start + j] = _fmadd(r * np.cos(theta), std, mean)
-            out[start + j + 8] = _fmadd(r * np.sin(theta), std, mean)
+            out[start + j] = fmadd(r * np.cos(theta), std, mean)
+            out[start + j + 8] = fmadd(r * np.sin(theta), std, mean)
         else:
             out[start + j] = r * np.cos(theta) * std + mean
             out[start + j + 8] = r * np.sin(theta) * std + mean
@@ -247,17 +247,17 @@ def _log32(e, m):
     x = np.float32(m - _F1) + m if small else m - _F1
     e = e - _F1 if small else e
     z = x * x
-    y = _fmadd(_LOG_P[0], x, _LOG_P[1])
-    y = _fmadd(y, x, _LOG_P[2])
-    y = _fmadd(y, x, _LOG_P[3])
-    y = _fmadd(y, x, _LOG_P[4])
-    y = _fmadd(y, x, _LOG_P[5])
-    y = _fmadd(y, x, _LOG_P[6])
-    y = _fmadd(y, x, _LOG_P[7])
-    y = _fmadd(y, x, _LOG_P[8])
-    y = _fmadd(y * x, z, e * _LOG_Q1)
-    y = _fmadd(z, -_FHALF, y)
-    return _fmadd(e, _LOG_Q2, x + y)
+    y = fmadd(_LOG_P[0], x, _LOG_P[1])
+    y = fmadd(y, x, _LOG_P[2])
+    y = fmadd(y, x, _LOG_P[3])
+    y = fmadd(y, x, _LOG_P[4])
+    y = fmadd(y, x, _LOG_P[5])
+    y = fmadd(y, x, _LOG_P[6])
+    y = fmadd(y, x, _LOG_P[7])
+    y = fmadd(y, x, _LOG_P[8])
+    y = fmadd(y * x, z, e * _LOG_Q1)
+    y = fmadd(z, -_FHALF, y)
+    return fmadd(e, _LOG_Q2, x + y)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -268,17 +268,17 @@ def _sincos32(t):
     # float in vector registers).
     j = np.int32(np.int32(np.int32(t * _FOUR_OVER_PI) + _J1) & _NOT1)
     y = np.float32(j)
-    x = _fmadd(y, _DP1, t)
-    x = _fmadd(y, _DP2, x)
-    x = _fmadd(y, _DP3, x)
+    x = fmadd(y, _DP1, t)
+    x = fmadd(y, _DP2, x)
+    x = fmadd(y, _DP3, x)
     z = x * x
-    c = _fmadd(_COS_P[0], z, _COS_P[1])
-    c = _fmadd(c, z, _COS_P[2])
-    c = _fmadd(c * z, z, -(z * _FHALF))
+    c = fmadd(_COS_P[0], z, _COS_P[1])
+    c = fmadd(c, z, _COS_P[2])
+    c = fmadd(c * z, z, -(z * _FHALF))
     c = c + _F1
-    s = _fmadd(_SIN_P[0], z, _SIN_P[1])
-    s = _fmadd(s, z, _SIN_P[2])
-    s = _fmadd(s * z, x, x)
+    s = fmadd(_SIN_P[0], z, _SIN_P[1])
+    s = fmadd(s, z, _SIN_P[2])
+    s = fmadd(s * z, x, x)
     swap = (j & _J2) != 0
     sin_t = c if swap else s
     cos_t = s if swap else c
@@ -308,8 +308,8 @@ def _box_muller_single(out, start, stop, mean, std, u, t):
         bits[k] = np.int32(np.int32(b & _MANT_MASK) | _HALF_EXP)
         r = np.sqrt(-_F2 * _log32(e, u[k]))
         s, c = _sincos32(t[k])
-        u[k] = _fmadd(r * c, sd, m)
-        t[k] = _fmadd(r * s, sd, m)
+        u[k] = fmadd(r * c, sd, m)
+        t[k] = fmadd(r * s, sd, m)
     p = 0
     for i in range(start, stop, 16):
         for j in range(8):
@@ -422,7 +422,7 @@ def cauchy(out, state, median, sigma):
     """median + sigma * tan(pi * (u - 1/2)), the multiply-add rounded once."""
     uniform_double(out, state, 53, 0.0, 1.0)
     for i in range(out.shape[0]):
-        out[i] = _fmadd(sigma, np.tan(np.pi * (out[i] - 0.5)), median)
+        out[i] = fmadd(sigma, np.tan(np.pi * (out[i] - 0.5)), median)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
