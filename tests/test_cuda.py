@@ -28,6 +28,17 @@ def test_device_management():
     assert isinstance(numgrad.cuda.get_device_name(), str)
 
 
+def test_kernel_metadata_is_copied_once_per_layout():
+    from numgrad.backends.cuda import runtime
+    shape = runtime.int64s((3, 4))
+    assert runtime.int64s((3, 4)) is shape and shape.copy_to_host().tolist() == [3, 4]
+    strides = runtime.int64s(((4, 1), (0, 2)))
+    assert strides.copy_to_host().tolist() == [[4, 1], [0, 2]]
+    for k in range(runtime._METADATA_LIMIT + 1):  # the cache stays bounded
+        runtime.int64s((k,))
+    assert len(runtime._metadata) <= runtime._METADATA_LIMIT
+
+
 @pytest.mark.parametrize("device", ["cuda", "cuda:0", numgrad.device("cuda", 0), 0])
 def test_factories_on_device(device):
     for t in (numgrad.zeros(2, 3, device=device), numgrad.ones(4, device=device),
@@ -116,6 +127,26 @@ def test_reductions(shape, dim):
         assert_close(actual.cpu(), expected, rtol=1e-12, atol=1e-12)
 
 
+# Under the simulator a block has 8 threads and a grid 2 blocks: 600 elements split one output
+# into block partials, 40 rows of 3 columns split each column into thread partials, and rows of 2
+# or 7 make threads carry across reduced rows.
+@pytest.mark.parametrize("shape, dim", [((600,), None), ((3, 80), 1), ((40, 3), 0),
+                                        ((40, 3, 2), (0, 2)), ((5, 2, 6, 2, 7), (0, 2, 4))])
+@pytest.mark.parametrize("noncontiguous", [False, True])
+def test_reduction_layouts(shape, dim, noncontiguous):
+    arr = np.random.default_rng(4).standard_normal(shape)
+    cpu, gpu = _both(arr, noncontiguous)
+    for name in ("sum", "amax", "prod"):
+        fn = getattr(numgrad, name)
+        expected = fn(cpu) if dim is None else fn(cpu, dim)
+        actual = fn(gpu) if dim is None else fn(gpu, dim)
+        assert_close(actual.cpu(), expected, rtol=1e-12, atol=1e-12)
+    expected, actual = cpu.float().sum(), gpu.float().sum()
+    assert_close(actual.cpu(), expected, rtol=1e-5, atol=1e-5)
+    wide = gpu[:, None].expand(shape[0], 3, *shape[1:])          # a stride-0 kept dim
+    assert_close(wide.sum(0).cpu(), cpu[:, None].expand(shape[0], 3, *shape[1:]).sum(0))
+
+
 def test_scans_and_select():
     arr = np.random.default_rng(2).integers(-3, 4, (3, 4))
     cpu, gpu = numgrad.tensor(arr), numgrad.tensor(arr, device=CUDA)
@@ -139,6 +170,31 @@ def test_matmul(dtype):
     assert_close((ag @ bg).cpu(), ac @ bc)
     assert_close((ag.mT @ ag).cpu(), ac.mT @ ac)           # transposed operand, no copy
     assert_close(numgrad.mv(ag[0], bg[:, 0]).cpu(), numgrad.mv(ac[0], bc[:, 0]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "float16"])
+def test_matmul_edges(dtype):
+    # Sizes straddle the simulator's tile (8 x 6, K step 4) so partial tiles and steps run.
+    rng = np.random.default_rng(7)
+
+    def pair(*shape):
+        arr = rng.integers(-3, 4, shape).astype(dtype)
+        return numgrad.tensor(arr), numgrad.tensor(arr, device=CUDA)
+
+    for m, k, n in [(1, 1, 1), (9, 10, 13), (3, 0, 4), (8, 4, 6)]:
+        (ac, ag), (bc, bg) = pair(m, k), pair(k, n)
+        assert_close((ag @ bg).cpu(), ac @ bc)
+    (ac, ag), (bc, bg) = pair(10, 9), pair(13, 10)
+    assert_close((ag.mT @ bg.mT).cpu(), ac.mT @ bc.mT)    # column-major operands
+    (ac, ag), (bc, bg) = pair(12, 11), pair(11, 15)
+    assert_close((ag[1::2, 2:] @ bg[2:, 1::2]).cpu(), ac[1::2, 2:] @ bc[2:, 1::2])
+    (ac, ag), (bc, bg) = pair(2, 1, 5, 7), pair(3, 7, 4)
+    assert_close((ag @ bg).cpu(), ac @ bc)                # broadcast batch
+    assert_close(numgrad.bmm(ag[0].expand(3, 5, 7), bg).cpu(), numgrad.bmm(ac[0].expand(3, 5, 7), bc))
+    (ac, ag), (bc, bg) = pair(2, 3, 0), pair(1, 0, 5)
+    assert_close((ag @ bg).cpu(), ac @ bc)
+    (ac, ag), (bc, bg) = pair(9), pair(9)
+    assert_close(numgrad.dot(ag, bg).cpu(), numgrad.dot(ac, bc))
 
 
 def test_fallback_ops():

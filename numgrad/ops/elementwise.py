@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
@@ -910,31 +909,33 @@ elementwise("ldexp", lambda x, y: x * _like(x, 2.0) ** y, nin=2, result="float",
 
 
 @register_jitable
-def _nextafter_half(x, y):
-    # The float16 neighbour of x (a float16 value held in a wider float) towards y: one step
-    # of the float16 spacing at x, halved when stepping down from a power of two.
+def _nextafter(x, y, bits):
+    # The neighbour of x towards y in the IEEE format of ``bits`` bits (a float16 value arrives
+    # widened to float32): one step of the format's spacing at x, halved when stepping towards
+    # zero from a power of two. Arithmetic only, so every backend compiles the same body.
+    if bits == 16:
+        digits, min_exp, largest = 10, -14, 65504.0
+    elif bits == 32:
+        digits, min_exp, largest = 23, -126, 3.4028234663852886e38
+    else:
+        digits, min_exp, largest = 52, -1022, 1.7976931348623157e308
     if x != x or y != y:
         return x + y
     if x == y:
         return y
     if x == 0:
-        return math.copysign(2.0 ** -24, y)
+        return math.copysign(math.ldexp(1.0, min_exp - digits), y)
     if x == math.inf or x == -math.inf:
-        return math.copysign(65504.0, x)
-    if (x == 65504.0 and y > x) or (x == -65504.0 and y < x):
+        return math.copysign(largest, x)
+    if (x == largest and y > x) or (x == -largest and y < x):
         return math.copysign(math.inf, x)
     m, e = math.frexp(x)
-    ulp = 2.0 ** (max(e - 1, -14) - 10)
-    if (y > x) != (x > 0) and _magnitude(m) == 0.5 and e - 1 > -14:
+    ulp = math.ldexp(1.0, max(e - 1, min_exp) - digits)
+    if (y > x) != (x > 0) and _magnitude(m) == 0.5 and e - 1 > min_exp:
         ulp *= 0.5
-    return x + ulp if y > x else x - ulp
-
-
-def _nextafter(x, y, half):
-    # ``half`` is set for float16 tensors, which the kernel sees widened to float32.
-    if half != 0:
-        return _nextafter_half(x, y)
-    return np.nextafter(x, y)
+    r = x + ulp if y > x else x - ulp
+    # Stepping to zero from the smallest subnormal keeps x's sign.
+    return math.copysign(r, x) if r == 0 else r
 
 
 elementwise("nextafter", _nextafter, nin=3, result="floating",

@@ -608,9 +608,9 @@ def nextafter(input, other, *, out=None):
     _check_tensors("nextafter", input=input, other=other)
     rt = dtypes.result_type(input, other)
     if not rt.is_floating_point:
-        # Checked here: the float16 flag operand must not decide the compute dtype.
+        # Checked here: the format-width operand must not decide the compute dtype.
         raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{torch_type_name(rt)}\'')
-    return run_elementwise(OPS["nextafter"], (input, other, 1 if rt is dtypes.float16 else 0), out)
+    return run_elementwise(OPS["nextafter"], (input, other, rt.itemsize * 8), out)
 
 
 @_public

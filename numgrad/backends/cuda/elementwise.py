@@ -32,11 +32,16 @@ _K = {{}} if cuda.config.ENABLE_CUDASIM else dict(cache=True)
 _BODY = """
 
 @cuda.jit(**_K)
-def contig(n, out, {cargs}):
+def contig(n, out, oo, {fargs1}):
     i = cuda.grid(1)
     step = cuda.gridsize(1)
+    # Each thread loads four elements before storing any, so that more memory requests are in
+    # flight than one per resident thread: that, not arithmetic, bounds a streaming kernel.
+    while i + 3 * step < n:
+{unrolled}
+        i += 4 * step
     while i < n:
-        out[i] = _f({creads})
+        out[oo + i] = _f({creads})
         i += step
 
 
@@ -50,13 +55,13 @@ def flat(n, out, oo, os, {fargs}):
 
 
 @cuda.jit(**_K)
-def nd(n, shape, strides, offsets, out, {cargs}):
+def nd(n, shape, strides, out, oo, {fargs1}):
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     ndim = shape.shape[0]
     while i < n:
         rem = i
-        po = offsets[0]
+        po = oo
 {init}
         for d in range(ndim - 1, -1, -1):
             idx = rem % shape[d]
@@ -70,16 +75,21 @@ def nd(n, shape, strides, offsets, out, {cargs}):
 
 def _source(name: str, compute: str, pattern: str) -> str:
     arrays = [k for k, m in enumerate(pattern) if m == "a"]
-    cargs = ", ".join(f"a{k}" for k in range(len(pattern)))
+    fargs1 = ", ".join(f"a{k}, o{k}" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
     fargs = ", ".join(f"a{k}, o{k}, s{k}" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
-    creads = ", ".join(f"_c(a{k}[i])" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
+    creads = ", ".join(f"_c(a{k}[o{k} + i])" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
+    loads = [f"        x{k}_{u} = _c(a{k}[o{k} + i + {u} * step])" for u in range(4) for k in arrays]
+    stores = [f"        out[oo + i + {u} * step] = _f("
+              + ", ".join(f"x{k}_{u}" if m == "a" else f"a{k}" for k, m in enumerate(pattern)) + ")"
+              for u in range(4)]
     freads = ", ".join(f"_c(a{k}[o{k} + i * s{k}])" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
     nreads = ", ".join(f"_c(a{k}[p{k}])" if m == "a" else f"a{k}" for k, m in enumerate(pattern))
-    init = "\n".join(f"        p{k} = offsets[{j + 1}]" for j, k in enumerate(arrays)) or "        pass"
+    init = "\n".join(f"        p{k} = o{k}" for k in arrays) or "        pass"
     advance = "\n".join(f"            p{k} += idx * strides[{j + 1}, d]" for j, k in enumerate(arrays)) \
         or "            pass"
     return _HEADER.format(name=name, compute=compute, arity=len(pattern)) + _BODY.format(
-        cargs=cargs, fargs=fargs, creads=creads, freads=freads, nreads=nreads, init=init, advance=advance)
+        fargs1=fargs1, fargs=fargs, unrolled="\n".join(loads + stores), creads=creads, freads=freads,
+        nreads=nreads, init=init, advance=advance)
 
 
 _kernels: dict = {}
@@ -108,29 +118,23 @@ def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
     arrays = [o for o in operands if isinstance(o, tuple)]
     mod = kernels(op, np.dtype(compute_np), pattern)
     lshape, lstrides = plan(shape, [out_strides] + [o[2] for o in arrays])
-    launch = (runtime.blocks_for(n), runtime.geometry()[0])
+    blocks, threads = runtime.blocks_for(n), runtime.geometry()[0]
     if len(lshape) <= 1:
         st = [s[0] if s else 0 for s in lstrides]
-        if all(s == 1 for s in st) or n == 1:
-            it = iter(arrays)
-            args = [_window(*next(it)[:2], n) if m == "a" else o for m, o in zip(pattern, operands)]
-            mod.contig[launch](n, _window(out_buf, out_offset, n), *args)
-            return
-        args, j = [], 1
+        kernel = mod.contig if all(s == 1 for s in st) or n == 1 else mod.flat
+        args, j = [n, out_buf, out_offset], 1
+        if kernel is mod.flat:
+            args.append(st[0])
         for m, o in zip(pattern, operands):
             if m == "a":
-                args += (o[0], o[1], st[j])
+                args += (o[0], o[1]) if kernel is mod.contig else (o[0], o[1], st[j])
                 j += 1
             else:
                 args.append(o)
-        mod.flat[launch](n, out_buf, out_offset, st[0], *args)
+        runtime.launch(kernel, blocks, threads, *args)
         return
-    shape_a = np.array(lshape, dtype=np.int64)
-    strides = np.array(lstrides, dtype=np.int64)
-    offsets = np.array([out_offset] + [o[1] for o in arrays], dtype=np.int64)
-    args = [o[0] if isinstance(o, tuple) else o for o in operands]
-    mod.nd[launch](n, shape_a, strides, offsets, out_buf, *args)
-
-
-def _window(buf, offset, n):
-    return buf[offset:offset + n]
+    args = []
+    for m, o in zip(pattern, operands):
+        args += (o[0], o[1]) if m == "a" else (o,)
+    runtime.launch(mod.nd, blocks, threads, n, runtime.int64s(tuple(lshape)),
+                   runtime.int64s(tuple(map(tuple, lstrides))), out_buf, out_offset, *args)

@@ -14,7 +14,7 @@ from . import runtime
 
 _SOURCE = """\
 from numba import cuda
-_K = {} if cuda.config.ENABLE_CUDASIM else dict(cache=True)
+_K = {{}} if cuda.config.ENABLE_CUDASIM else dict(cache={cache})
 
 
 @cuda.jit(device=True)
@@ -28,18 +28,19 @@ def _pos(i, shape, strides, k):
 
 
 @cuda.jit(**_K)
-def gather(n, shape, strides, offsets, out, idx, src, dstride):
+def gather(n, shape, strides, o_out, o_idx, o_src, out, idx, src, dstride):
     '''out[p_out] = src[p_src + idx[p_idx] * dstride], one element per thread.'''
     i = cuda.grid(1)
     while i < n:
-        pi = offsets[1] + _pos(i, shape, strides, 1)
-        out[offsets[0] + _pos(i, shape, strides, 0)] = \\
-            src[offsets[2] + _pos(i, shape, strides, 2) + idx[pi] * dstride]
+        pi = o_idx + _pos(i, shape, strides, 1)
+        out[o_out + _pos(i, shape, strides, 0)] = \\
+            src[o_src + _pos(i, shape, strides, 2) + idx[pi] * dstride]
         i += cuda.gridsize(1)
 
 
 @cuda.jit(**_K)
-def scatter(n_par, pshape, pstrides, n_ser, sshape, sstrides, offsets, out, idx, src, dstride, mode):
+def scatter(n_par, pshape, pstrides, n_ser, sshape, sstrides, o_out, o_idx, o_src, out, idx, src, dstride,
+            mode):
     '''out[p_out + idx[p_idx] * dstride] (=, +=, *=, max=, min=) src[p_src] for mode 0 to 4; max
     and min propagate NaN.
 
@@ -48,9 +49,9 @@ def scatter(n_par, pshape, pstrides, n_ser, sshape, sstrides, offsets, out, idx,
     indices resolve as on the CPU (the last write wins), without atomics.'''
     i = cuda.grid(1)
     while i < n_par:
-        bo = offsets[0] + _pos(i, pshape, pstrides, 0)
-        bi = offsets[1] + _pos(i, pshape, pstrides, 1)
-        bs = offsets[2] + _pos(i, pshape, pstrides, 2)
+        bo = o_out + _pos(i, pshape, pstrides, 0)
+        bi = o_idx + _pos(i, pshape, pstrides, 1)
+        bs = o_src + _pos(i, pshape, pstrides, 2)
         for j in range(n_ser):
             p = bo + _pos(j, sshape, sstrides, 0) + idx[bi + _pos(j, sshape, sstrides, 1)] * dstride
             v = src[bs + _pos(j, sshape, sstrides, 2)]
@@ -69,12 +70,12 @@ def scatter(n_par, pshape, pstrides, n_ser, sshape, sstrides, offsets, out, idx,
 
 
 @cuda.jit(**_K)
-def scatter_add_atomic(n, shape, strides, offsets, out, idx, src, dstride):
+def scatter_add_atomic(n, shape, strides, o_out, o_idx, o_src, out, idx, src, dstride):
     '''out[p_out + idx[p_idx] * dstride] += src[p_src], one element per thread, atomically.'''
     i = cuda.grid(1)
     while i < n:
-        p = offsets[0] + _pos(i, shape, strides, 0) + idx[offsets[1] + _pos(i, shape, strides, 1)] * dstride
-        cuda.atomic.add(out, p, src[offsets[2] + _pos(i, shape, strides, 2)])
+        p = o_out + _pos(i, shape, strides, 0) + idx[o_idx + _pos(i, shape, strides, 1)] * dstride
+        cuda.atomic.add(out, p, src[o_src + _pos(i, shape, strides, 2)])
         i += cuda.gridsize(1)
 
 
@@ -93,15 +94,18 @@ def first_out_of_range(n, shape, strides, offset, idx, lo, hi, first):
 _ATOMIC_ADD = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64, np.uint32,
                                               np.uint64))
 
-_mod = None
+_mods: dict = {}
 
 
-def _kernels():
-    global _mod
-    if _mod is None:
+def _kernels(cache=True):
+    # float16 arithmetic links CUDA's half-precision library, which Numba cannot cache to disk:
+    # those kernels compile once per process instead.
+    mod = _mods.get(cache)
+    if mod is None:
         runtime.module()  # sets the simulator flag before the generated module imports numba.cuda
-        _mod = codegen.load_module("cuda_index", _SOURCE)
-    return _mod
+        name = "cuda_index" if cache else "cuda_index_uncached"
+        mod = _mods[cache] = codegen.load_module(name, _SOURCE.format(cache=cache))
+    return mod
 
 
 def _plan(shape, strides_list):
@@ -112,8 +116,7 @@ def _plan(shape, strides_list):
 
 
 def _arrays(shape, strides):
-    return (np.array(shape, dtype=np.int64),
-            np.array(strides, dtype=np.int64).reshape(len(strides), len(shape)))
+    return runtime.int64s(tuple(shape)), runtime.int64s(tuple(tuple(s) for s in strides))
 
 
 def _launch(n):
@@ -128,9 +131,9 @@ def run_gather(out, out_strides, idx, idx_strides, src, src_strides, dstride):
         return
     shape, strides = _plan(out._shape, [out_strides, idx_strides, src_strides])
     shp, st = _arrays(shape, strides)
-    offsets = np.array([out._offset, idx._offset, src._offset], dtype=np.int64)
-    _kernels().gather[_launch(n)](n, shp, st, offsets, out._storage.data, idx._storage.data,
-                                  src._storage.data, dstride)
+    offsets = out._offset, idx._offset, src._offset
+    runtime.launch(_kernels().gather, *_launch(n), n, shp, st, *offsets, out._storage.data,
+                   idx._storage.data, src._storage.data, dstride)
 
 
 def run_scatter(out, shape, out_strides, idx, idx_strides, src, src_strides, dstride, mode):
@@ -140,15 +143,15 @@ def run_scatter(out, shape, out_strides, idx, idx_strides, src, src_strides, dst
     if n == 0:
         return
     lshape, lstrides = _plan(shape, [out_strides, idx_strides, src_strides])
-    offsets = np.array([out._offset, idx._offset, src._offset], dtype=np.int64)
+    offsets = out._offset, idx._offset, src._offset
     obuf, ibuf, sbuf = out._storage.data, idx._storage.data, src._storage.data
-    mod = _kernels()
+    mod = _kernels(cache=np.dtype(obuf.dtype) != np.float16)
     # Dims along which the output does not move are where threads could collide.
     serial = [d for d in range(len(lshape)) if lstrides[0][d] == 0]
     parallel = [d for d in range(len(lshape)) if lstrides[0][d] != 0]
     if mode == 1 and serial and np.dtype(obuf.dtype) in _ATOMIC_ADD:
         shp, st = _arrays(lshape, lstrides)
-        mod.scatter_add_atomic[_launch(n)](n, shp, st, offsets, obuf, ibuf, sbuf, dstride)
+        runtime.launch(mod.scatter_add_atomic, *_launch(n), n, shp, st, *offsets, obuf, ibuf, sbuf, dstride)
         return
 
     def part(dims):
@@ -159,8 +162,8 @@ def run_scatter(out, shape, out_strides, idx, idx_strides, src, src_strides, dst
 
     n_par, pshape, pstrides = part(parallel)
     n_ser, sshape, sstrides = part(serial)
-    mod.scatter[_launch(n_par)](n_par, pshape, pstrides, n_ser, sshape, sstrides, offsets, obuf, ibuf, sbuf,
-                                dstride, mode)
+    runtime.launch(mod.scatter, *_launch(n_par), n_par, pshape, pstrides, n_ser, sshape, sstrides, *offsets,
+                   obuf, ibuf, sbuf, dstride, mode)
 
 
 def first_out_of_range(idx, lo, hi):
@@ -173,7 +176,8 @@ def first_out_of_range(idx, lo, hi):
     shp, st = _arrays(shape, strides)
     cuda = runtime.module()
     first = cuda.to_device(np.array([n], dtype=np.int64))
-    _kernels().first_out_of_range[_launch(n)](n, shp, st, idx._offset, idx._storage.data, lo, hi, first)
+    runtime.launch(_kernels().first_out_of_range, *_launch(n), n, shp, st, idx._offset, idx._storage.data,
+                   lo, hi, first)
     k = int(first.copy_to_host()[0])
     if k == n:
         return None

@@ -319,7 +319,7 @@ def _grid(n):
 
 
 def _row_grid(rows):
-    tpb, _, most = runtime.geometry()
+    tpb, most = runtime.geometry()
     return max(1, min(rows, most)), tpb
 
 
@@ -333,16 +333,16 @@ def im2col(x, xo, sn, sc, sh, sw, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pa
     """See ``backends/cpu/nn.im2col``."""
     total = (n1 - n0) * C * kh * kw * oh * ow
     if total:
-        _window_kernels().im2col[_grid(total)](x, xo, sn, sc, sh, sw, n0, n1, C, H, W, kh, kw, st_h, st_w,
-                                               pad_h, pad_w, dil_h, dil_w, oh, ow, pad_value, out)
+        runtime.launch(_window_kernels().im2col, *_grid(total), x, xo, sn, sc, sh, sw, n0, n1, C, H, W,
+                       kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, pad_value, out)
 
 
 def col2im(cols, co, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, out):
     """See ``backends/cpu/nn.col2im``."""
     total = (n1 - n0) * C * H * W
     if total:
-        _window_kernels().col2im[_grid(total)](cols, co, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w,
-                                               dil_h, dil_w, oh, ow, out)
+        runtime.launch(_window_kernels().col2im, *_grid(total), cols, co, n0, n1, C, H, W, kh, kw,
+                       st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, out)
 
 
 def max_pool(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
@@ -350,33 +350,35 @@ def max_pool(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w
     """See ``backends/cpu/nn.max_pool``."""
     total = N * C * oh * ow
     if total:
-        _window_kernels().max_pool[_grid(total)](x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w,
-                                                 pad_h, pad_w, dil_h, dil_w, oh, ow, values, indices)
+        runtime.launch(_window_kernels().max_pool, *_grid(total), x, xo, sn, sc, sh, sw, N, C, H, W,
+                       kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, values, indices)
 
 
 def max_pool_backward(g, go, gs0, gs1, indices, rows, L, HW, out):
     """See ``backends/cpu/nn.max_pool_backward``; ``out`` is float32 or float64 (atomic adds)."""
     if rows * L:
-        _window_kernels().max_pool_backward[_grid(rows * L)](g, go, gs0, gs1, indices, rows, L, HW, out)
+        runtime.launch(_window_kernels().max_pool_backward, *_grid(rows * L), g, go, gs0, gs1, indices,
+                       rows, L, HW, out)
 
 
 def nll_mask(rows, weights, n_classes, out):
     """See ``backends/cpu/nn.nll_mask``."""
     n = weights.shape[0]
     if n:
-        _window_kernels().nll_mask[_grid(n)](rows, weights, n_classes, out)
+        runtime.launch(_window_kernels().nll_mask, *_grid(n), rows, weights, n_classes, out)
 
 
 def softmax_rows(x, xo, out, r0, r1, n, log):
     """See ``backends/cpu/nn.softmax_rows`` (float32 rows reduce in float32)."""
     if r1 > r0 and n:
-        _row_kernels(out.dtype).softmax_rows[_row_grid(r1 - r0)](x, xo, out, r0, r1, n, log)
+        runtime.launch(_row_kernels(out.dtype).softmax_rows, *_row_grid(r1 - r0), x, xo, out, r0, r1, n, log)
 
 
 def log_softmax_backward_rows(g, go, y, yo, out, rows, n):
     """See ``backends/cpu/nn.log_softmax_backward_rows``."""
     if rows and n:
-        _row_kernels(out.dtype).log_softmax_backward_rows[_row_grid(rows)](g, go, y, yo, out, rows, n)
+        runtime.launch(_row_kernels(out.dtype).log_softmax_backward_rows, *_row_grid(rows), g, go, y, yo,
+                       out, rows, n)
 
 
 def nll_rows(logp, lo, s0, s1, target, to, ts, n_classes, ignore_index, losses, rows, kept):
@@ -385,7 +387,7 @@ def nll_rows(logp, lo, s0, s1, target, to, ts, n_classes, ignore_index, losses, 
     cuda = runtime.module()
     total = cuda.device_array(1, dtype=np.float64)
     counts = cuda.device_array(2, dtype=np.int64)
-    _row_kernels(losses.dtype).nll_rows[1, runtime.geometry()[0]](
-        logp, lo, s0, s1, target, to, ts, n_classes, ignore_index, losses, rows, kept, total, counts)
+    runtime.launch(_row_kernels(losses.dtype).nll_rows, 1, runtime.geometry()[0], logp, lo, s0, s1, target,
+                   to, ts, n_classes, ignore_index, losses, rows, kept, total, counts)
     n_kept, bad = (int(v) for v in counts.copy_to_host())
     return float(total.copy_to_host()[0]), n_kept, (bad if bad < losses.shape[0] else -1)

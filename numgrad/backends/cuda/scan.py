@@ -66,12 +66,12 @@ def run(op, acc_np, buf, offset, shape, strides, dim, init, out):
         acc *= s
     out_strides = out_strides[::-1]
     kept = [d for d in range(len(shape)) if d != dim]
-    kshape = np.array([shape[d] for d in kept] or [1], dtype=np.int64)
-    kin = np.array([strides[d] for d in kept] or [0], dtype=np.int64)
-    kout = np.array([out_strides[d] for d in kept] or [0], dtype=np.int64)
+    kshape = runtime.int64s(tuple(int(shape[d]) for d in kept) or (1,))
+    kin = runtime.int64s(tuple(int(strides[d]) for d in kept) or (0,))
+    kout = runtime.int64s(tuple(int(out_strides[d]) for d in kept) or (0,))
     n = shape[dim] if shape else 1
     sin = strides[dim] if shape else 0
     sout = out_strides[dim] if shape else 0
     rows = numel // n
-    kernels(op, acc_np).scan[runtime.blocks_for(rows), runtime.geometry()[0]](
-        rows, kshape, kin, kout, n, sin, sout, buf, offset, out, acc_np.type(init))
+    runtime.launch(kernels(op, acc_np).scan, runtime.blocks_for(rows), runtime.geometry()[0],
+                   rows, kshape, kin, kout, n, sin, sout, buf, offset, out, acc_np.type(init))
