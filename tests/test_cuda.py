@@ -39,6 +39,17 @@ def test_kernel_metadata_is_copied_once_per_layout():
     assert len(runtime._metadata) <= runtime._METADATA_LIMIT
 
 
+def test_launch_signature_key_separates_what_numba_types_differently():
+    # A launch reuses a compiled kernel only for arguments Numba would type the same way.
+    from numgrad.backends.cuda import runtime
+    key = runtime._argument_key
+    assert key((1,)) != key((True,)) != key((1.0,)) != key((np.float32(1),))
+    assert key((np.arange(4),)) == key((np.arange(5),))
+    assert key((np.arange(4),)) != key((np.arange(4.0),))
+    assert key((np.arange(8)[::2],)) != key((np.arange(4),))
+    assert key((np.zeros((2, 2)),)) != key((np.zeros(4),))
+
+
 @pytest.mark.parametrize("device", ["cuda", "cuda:0", numgrad.device("cuda", 0), 0])
 def test_factories_on_device(device):
     for t in (numgrad.zeros(2, 3, device=device), numgrad.ones(4, device=device),
