@@ -249,15 +249,19 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
         # Writes that record check there; this one may not record but still be refused.
         _tape.check_inplace(out, inputs)
     if not _profiler.enabled and not _tape._dual_levels[0]:
-        # The common call: CPU tensors and Python scalars, no forward-mode tangents.
+        # The common call: tensors and Python scalars, no forward-mode tangents.
         key = [op, dtypes._default_dtype]
         grad = False
+        on_cpu = True
         for x in inputs:
             cls = x.__class__
             if cls is float or cls is int or cls is bool:
                 key.append(cls)
-            elif isinstance(x, Tensor) and x._storage.device is CPU:
-                key += (x.dtype, x._shape, x._strides)
+            elif isinstance(x, Tensor):
+                device = x._storage.device
+                key += (x.dtype, x._shape, x._strides, device)
+                if device is not CPU:
+                    on_cpu = False
                 if x.requires_grad or x._base is not None and _tape.adopts_base_grad(x):
                     grad = True
             else:
@@ -274,7 +278,7 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
                     if grad:
                         _tape.record(op, inputs, result)
                     return result
-            elif not grad and isinstance(out, Tensor) and out._storage.device is CPU and (
+            elif on_cpu and not grad and isinstance(out, Tensor) and out._storage.device is CPU and (
                     not out.requires_grad or inplace or not _grad_state.enabled):
                 key += (out.dtype, out._shape, out._strides, inplace)
                 key = tuple(key)

@@ -11,6 +11,7 @@ import numpy as np
 from ... import shapes
 from ...dtypes import scalar_as
 from . import elementwise as _ew
+from . import memory
 from . import reduce as _red
 from . import scan as _scan
 
@@ -38,6 +39,35 @@ def elementwise(op, compute, result, inputs, shape):
         else:
             operands.append(scalar_as(x, c))
     _ew.run(op, c, result._storage.data, result._offset, result._strides, shape, operands)
+
+
+def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
+    """``run(inputs) -> Tensor``: ``op`` on operands laid out as ``inputs`` are, into a fresh
+    tensor of ``shape``/``strides``; what the general path decides per call is decided once."""
+    from ...storage import Storage
+    from ...tensor import Tensor
+    c = _compute_np(compute)
+    device = None
+    layouts = []
+    for x in inputs:
+        if hasattr(x, "_storage") and x.device.type == "cuda":
+            device = x._storage.device
+            layouts.append(shapes.broadcast_strides(x._shape, x._strides, shape))
+        else:
+            layouts.append(None)
+    launch = _ew.launcher(op, c, shape, strides, layouts)
+    # The device was checked when the plan was made; allocations go straight to the pool.
+    n, res_np, make, empty = shapes.prod(shape), result_dtype.numpy, Tensor._make, memory.empty
+
+    def run(inputs):
+        operands = [(x._storage.data, x._offset) if layout is not None
+                    # A 0-d CPU tensor is a scalar operand, as in PyTorch.
+                    else scalar_as(x.item() if hasattr(x, "_storage") else x, c)
+                    for x, layout in zip(inputs, layouts)]
+        buf = empty(n, res_np)
+        launch(buf, 0, operands)
+        return make(Storage(buf, device), shape, strides, 0, result_dtype)
+    return run
 
 
 def _new(shape, dtype, device):

@@ -106,35 +106,52 @@ def kernels(op, compute_np: np.dtype, pattern: str):
     return mod
 
 
-def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
-    """Run ``op`` over ``shape``: ``operands`` are (device array, offset, broadcast strides)
-    triples or scalars already converted to the compute dtype."""
+def launcher(op, compute_np, shape, out_strides, operand_strides):
+    """``launch(out_buf, out_offset, operands)`` running ``op`` over ``shape`` into a device
+    array laid out with ``out_strides``. ``operand_strides`` gives each array operand's broadcast
+    strides and None for each scalar; ``operands`` then holds, in the same order, (device array,
+    offset) pairs and scalars already converted to the compute dtype."""
     n = 1
     for s in shape:
         n *= s
     if n == 0:
-        return
-    pattern = "".join("a" if isinstance(o, tuple) else "s" for o in operands)
-    arrays = [o for o in operands if isinstance(o, tuple)]
+        return lambda out_buf, out_offset, operands: None
+    pattern = "".join("s" if st is None else "a" for st in operand_strides)
     mod = kernels(op, np.dtype(compute_np), pattern)
-    lshape, lstrides = plan(shape, [out_strides] + [o[2] for o in arrays])
+    lshape, lstrides = plan(shape, [out_strides] + [st for st in operand_strides if st is not None])
     blocks, threads = runtime.blocks_for(n), runtime.geometry()[0]
-    if len(lshape) <= 1:
-        st = [s[0] if s else 0 for s in lstrides]
-        kernel = mod.contig if all(s == 1 for s in st) or n == 1 else mod.flat
-        args, j = [n, out_buf, out_offset], 1
-        if kernel is mod.flat:
-            args.append(st[0])
-        for m, o in zip(pattern, operands):
-            if m == "a":
-                args += (o[0], o[1]) if kernel is mod.contig else (o[0], o[1], st[j])
-                j += 1
-            else:
-                args.append(o)
-        runtime.launch(kernel, blocks, threads, *args)
-        return
-    args = []
-    for m, o in zip(pattern, operands):
-        args += (o[0], o[1]) if m == "a" else (o,)
-    runtime.launch(mod.nd, blocks, threads, n, runtime.int64s(tuple(lshape)),
-                   runtime.int64s(tuple(map(tuple, lstrides))), out_buf, out_offset, *args)
+    if len(lshape) > 1:
+        meta = (runtime.int64s(tuple(lshape)), runtime.int64s(tuple(map(tuple, lstrides))))
+
+        def launch(out_buf, out_offset, operands):
+            args = []
+            for m, o in zip(pattern, operands):
+                args += o if m == "a" else (o,)
+            runtime.launch(mod.nd, blocks, threads, n, *meta, out_buf, out_offset, *args)
+        return launch
+    st = [s[0] if s else 0 for s in lstrides]
+    if all(s == 1 for s in st) or n == 1:
+        def launch(out_buf, out_offset, operands):
+            args = [n, out_buf, out_offset]
+            for m, o in zip(pattern, operands):
+                args += o if m == "a" else (o,)
+            runtime.launch(mod.contig, blocks, threads, *args)
+        return launch
+    # The flat kernel takes each array operand's one stride after its offset.
+    steps = iter(st[1:])
+    strides = [(next(steps),) if m == "a" else () for m in pattern]
+
+    def launch(out_buf, out_offset, operands):
+        args = [n, out_buf, out_offset, st[0]]
+        for m, o, s in zip(pattern, operands, strides):
+            args += o + s if m == "a" else (o,)
+        runtime.launch(mod.flat, blocks, threads, *args)
+    return launch
+
+
+def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
+    """Run ``op`` over ``shape``: ``operands`` are (device array, offset, broadcast strides)
+    triples or scalars already converted to the compute dtype."""
+    layouts = [o[2] if isinstance(o, tuple) else None for o in operands]
+    launcher(op, compute_np, shape, out_strides, layouts)(
+        out_buf, out_offset, [o[:2] if isinstance(o, tuple) else o for o in operands])
