@@ -25,20 +25,24 @@ def _compute_np(compute):
     return _F32 if c == _F16 else c
 
 
+def _layouts(inputs, shape):
+    """Each input's broadcast strides over ``shape``, or None for what the kernel takes as a
+    scalar: a Python number, or a 0-d CPU tensor (as in PyTorch)."""
+    return [shapes.broadcast_strides(x._shape, x._strides, shape)
+            if hasattr(x, "_storage") and x.device.type == "cuda" else None for x in inputs]
+
+
+def _operands(inputs, layouts, c):
+    return [(x._storage.data, x._offset) if layout is not None
+            else scalar_as(x.item() if hasattr(x, "_storage") else x, c)
+            for x, layout in zip(inputs, layouts)]
+
+
 def elementwise(op, compute, result, inputs, shape):
     c = _compute_np(compute)
-    operands = []
-    for x in inputs:
-        if hasattr(x, "_storage"):
-            if x.device.type != "cuda":
-                # A 0-d CPU tensor is a scalar operand, as in PyTorch.
-                operands.append(scalar_as(x.item(), c))
-            else:
-                operands.append((x._storage.data, x._offset,
-                                 shapes.broadcast_strides(x._shape, x._strides, shape)))
-        else:
-            operands.append(scalar_as(x, c))
-    _ew.run(op, c, result._storage.data, result._offset, result._strides, shape, operands)
+    layouts = _layouts(inputs, shape)
+    _ew.launcher(op, c, shape, result._strides, layouts)(
+        result._storage.data, result._offset, _operands(inputs, layouts, c))
 
 
 def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
@@ -47,25 +51,15 @@ def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
     from ...storage import Storage
     from ...tensor import Tensor
     c = _compute_np(compute)
-    device = None
-    layouts = []
-    for x in inputs:
-        if hasattr(x, "_storage") and x.device.type == "cuda":
-            device = x._storage.device
-            layouts.append(shapes.broadcast_strides(x._shape, x._strides, shape))
-        else:
-            layouts.append(None)
+    layouts = _layouts(inputs, shape)
     launch = _ew.launcher(op, c, shape, strides, layouts)
+    device = next(x._storage.device for x, layout in zip(inputs, layouts) if layout is not None)
     # The device was checked when the plan was made; allocations go straight to the pool.
     n, res_np, make, empty = shapes.prod(shape), result_dtype.numpy, Tensor._make, memory.empty
 
     def run(inputs):
-        operands = [(x._storage.data, x._offset) if layout is not None
-                    # A 0-d CPU tensor is a scalar operand, as in PyTorch.
-                    else scalar_as(x.item() if hasattr(x, "_storage") else x, c)
-                    for x, layout in zip(inputs, layouts)]
         buf = empty(n, res_np)
-        launch(buf, 0, operands)
+        launch(buf, 0, _operands(inputs, layouts, c))
         return make(Storage(buf, device), shape, strides, 0, result_dtype)
     return run
 

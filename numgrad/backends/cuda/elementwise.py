@@ -55,7 +55,7 @@ def flat(n, out, oo, os, {fargs}):
 
 
 @cuda.jit(**_K)
-def nd(n, shape, strides, out, oo, {fargs1}):
+def nd(n, out, oo, shape, strides, {fargs1}):
     i = cuda.grid(1)
     step = cuda.gridsize(1)
     ndim = shape.shape[0]
@@ -120,38 +120,23 @@ def launcher(op, compute_np, shape, out_strides, operand_strides):
     mod = kernels(op, np.dtype(compute_np), pattern)
     lshape, lstrides = plan(shape, [out_strides] + [st for st in operand_strides if st is not None])
     blocks, threads = runtime.blocks_for(n), runtime.geometry()[0]
-    if len(lshape) > 1:
-        meta = (runtime.int64s(tuple(lshape)), runtime.int64s(tuple(map(tuple, lstrides))))
-
-        def launch(out_buf, out_offset, operands):
-            args = []
-            for m, o in zip(pattern, operands):
-                args += o if m == "a" else (o,)
-            runtime.launch(mod.nd, blocks, threads, n, *meta, out_buf, out_offset, *args)
-        return launch
+    # Every kernel takes (n, out, out offset), then its own layout arguments, then each array
+    # operand's (array, offset) followed by its layout arguments, or each scalar.
     st = [s[0] if s else 0 for s in lstrides]
-    if all(s == 1 for s in st) or n == 1:
-        def launch(out_buf, out_offset, operands):
-            args = [n, out_buf, out_offset]
-            for m, o in zip(pattern, operands):
-                args += o if m == "a" else (o,)
-            runtime.launch(mod.contig, blocks, threads, *args)
-        return launch
-    # The flat kernel takes each array operand's one stride after its offset.
-    steps = iter(st[1:])
-    strides = [(next(steps),) if m == "a" else () for m in pattern]
+    if len(lshape) > 1:
+        kernel = mod.nd
+        layout = (runtime.int64s(tuple(lshape)), runtime.int64s(tuple(map(tuple, lstrides))))
+    elif all(s == 1 for s in st) or n == 1:
+        kernel, layout = mod.contig, ()
+    else:
+        kernel, layout = mod.flat, (st[0],)
+    array_strides = iter(st[1:])
+    extras = [None if m == "s" else (next(array_strides),) if kernel is mod.flat else ()
+              for m in pattern]
 
     def launch(out_buf, out_offset, operands):
-        args = [n, out_buf, out_offset, st[0]]
-        for m, o, s in zip(pattern, operands, strides):
-            args += o + s if m == "a" else (o,)
-        runtime.launch(mod.flat, blocks, threads, *args)
+        args = [n, out_buf, out_offset, *layout]
+        for o, extra in zip(operands, extras):
+            args += (o,) if extra is None else o + extra
+        runtime.launch(kernel, blocks, threads, *args)
     return launch
-
-
-def run(op, compute_np, out_buf, out_offset, out_strides, shape, operands):
-    """Run ``op`` over ``shape``: ``operands`` are (device array, offset, broadcast strides)
-    triples or scalars already converted to the compute dtype."""
-    layouts = [o[2] if isinstance(o, tuple) else None for o in operands]
-    launcher(op, compute_np, shape, out_strides, layouts)(
-        out_buf, out_offset, [o[:2] if isinstance(o, tuple) else o for o in operands])
