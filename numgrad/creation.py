@@ -10,7 +10,7 @@ from . import dtypes, shapes
 from .devices import as_device, require_cuda
 from .layouts import check_layout
 from .storage import Storage
-from .tensor import Tensor
+from .tensor import Tensor, make_requires_grad
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "zeros", "ones", "full", "eye",
            "arange", "linspace", "logspace", "empty_like", "zeros_like", "ones_like", "full_like",
@@ -106,7 +106,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if dev != t.device:
         t = t.to(dev)
     if requires_grad:
-        t.requires_grad_(True)
+        make_requires_grad(t)
     return t
 
 
@@ -143,7 +143,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 def _finish(t: Tensor, requires_grad: bool, out, name: str = "") -> Tensor:
     """Apply ``requires_grad`` or copy into ``out`` (resized to fit) as factories do."""
     if out is not None:
-        if out.requires_grad:
+        if out._requires_grad:
             from .ops.registry import check_out_grad
             check_out_grad("aten::" + name, out)
         if tuple(out.shape) != tuple(t.shape):
@@ -151,7 +151,7 @@ def _finish(t: Tensor, requires_grad: bool, out, name: str = "") -> Tensor:
         out.copy_(t)
         return out
     if requires_grad:
-        t.requires_grad_(True)
+        make_requires_grad(t)
     return t
 
 

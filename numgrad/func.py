@@ -34,13 +34,13 @@ def _nested(args) -> bool:
     """True when an enclosing transform differentiates through this call, so the derivatives
     computed here must stay differentiable (create_graph) and keep their tangents."""
     return fwAD._current[0] is not None or (
-        grad_mode.is_grad_enabled() and any(_is_tensor(a) and a.requires_grad for a in args))
+        grad_mode.is_grad_enabled() and any(_is_tensor(a) and a._requires_grad for a in args))
 
 
 def _track(x):
     """A fresh tensor to differentiate with respect to: connected to x's history if it has one,
     carrying x's tangent if it has one."""
-    if x.requires_grad:
+    if x._requires_grad:
         return x.view_as(x)
     d = x.detach()
     tangent = getattr(x, "_fw_tangent", None)
@@ -78,7 +78,7 @@ def grad_and_value(func: Callable, argnums: Union[int, tuple] = 0, has_aux: bool
                                    "jacrev APIs instead?")
             wrt = [args[a] for a in nums]
             grads = _autograd_grad(out, wrt, create_graph=nested, allow_unused=True,
-                                   materialize_grads=True) if out.requires_grad else \
+                                   materialize_grads=True) if out._requires_grad else \
                 tuple(w.detach() * 0 for w in wrt)
         if not nested:
             out = out.detach()
@@ -118,7 +118,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
             raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
                                f"outputs to the function, got {len(cts)} cotangents for {len(outs)} outputs")
         with grad_mode.enable_grad():
-            pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
+            pairs = [(o, c) for o, c in zip(outs, cts) if o._requires_grad]
             if not pairs:
                 return tuple(p.detach() * 0 for p in tracked)
             grads = _autograd_grad([o for o, _ in pairs], tracked, [c for _, c in pairs], retain_graph=True,
@@ -188,7 +188,7 @@ def _rows_by_reverse(out, wrt, nested):
     n = flat.shape[0]
     rows = [[] for _ in wrt]
     for k in range(n):
-        if out.requires_grad:
+        if out._requires_grad:
             gs = _autograd_grad(flat[k] if n > 1 else flat.reshape(()), wrt, retain_graph=True,
                                 create_graph=nested, allow_unused=True, materialize_grads=True)
         else:

@@ -216,8 +216,9 @@ def tensor_repr(t) -> str:
         if t.dtype not in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool):
             suffixes.append(f"dtype={t.dtype!r}")
         text = _body(t, indent)
-    if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+    fn = t.grad_fn
+    if fn is not None:
+        suffixes.append(f"grad_fn=<{fn.name()}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     tangent = getattr(t, "_fw_tangent", None)

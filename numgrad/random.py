@@ -17,7 +17,7 @@ from .layouts import check_layout
 from .backends.cpu import mt19937
 from .ops.registry import check_out_grad, primitive, torch_type_name, write_out
 from .ops.copying import resize_out
-from .tensor import Tensor
+from .tensor import Tensor, make_requires_grad
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
            "default_generator", "rand", "randn", "randint", "randperm", "normal", "bernoulli",
@@ -152,10 +152,10 @@ def _fill(t: Tensor, buf_np, kernel, *args):
 def _check_inplace(t: Tensor):
     from .autograd import tape
     tape.check_inplace(t)
-    if t.grad_fn is not None:
+    if t._grad_fn is not None:
         # The new values do not depend on the old ones: the history ends here.
-        t.grad_fn = None
-        t.requires_grad = False
+        t._grad_fn = None
+        t._requires_grad = False
 
 
 def _float_buffer(d: dtypes.dtype):
@@ -439,7 +439,7 @@ def _check_out(out: Tensor, dtype, op: str):
                            f"parameter ({torch_type_name(out.dtype)})")
     if op == "randn":
         # PyTorch's randn resizes ``out`` unconditionally, which refuses in any grad mode.
-        if out.requires_grad:
+        if out._requires_grad:
             raise RuntimeError("cannot resize variables that require grad")
     else:
         check_out_grad("aten::" + op, out)
@@ -447,7 +447,7 @@ def _check_out(out: Tensor, dtype, op: str):
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     if requires_grad:
-        t.requires_grad_(True)
+        make_requires_grad(t)
     return t
 
 

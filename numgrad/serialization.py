@@ -78,7 +78,7 @@ class _Writer:
             self.size += pad
         from .nn.parameter import Parameter
         self.tensors.append({"dtype": t.dtype.name, "shape": list(t.shape), "offset": self.size,
-                             "nbytes": len(data), "requires_grad": bool(t.requires_grad),
+                             "nbytes": len(data), "requires_grad": t.requires_grad,
                              "device": str(t.device), "parameter": isinstance(t, Parameter)})
         self.chunks.append(data)
         self.size += len(data)

@@ -15,9 +15,20 @@ from .storage import Storage, TypedStorage, _warn_typed_storage_removal
 
 
 _engine: list = []
+LEAF_ONLY = "you can only change requires_grad flags of leaf variables."
+DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't require differentiation "
+               "use var_no_grad = var.detach().")
 # The dim orders Tensor.T permutes to, by ndim.
 _REVERSED = tuple(tuple(range(n - 1, -1, -1)) for n in range(8))
 
+
+
+def make_requires_grad(t):
+    """Makes ``t``, a new tensor (a factory's result, a Parameter), a leaf that requires grad."""
+    if not t.dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t._requires_grad = True
+    return t
 
 class Tensor:
     """An n-dimensional array with autograd support.
@@ -28,8 +39,8 @@ class Tensor:
     """
 
     __module__ = "numgrad"  # the public name, so type(t) shows as numgrad.Tensor
-    __slots__ = ("_storage", "_shape", "_strides", "_offset", "dtype", "requires_grad", "grad",
-                 "grad_fn", "_output_nr", "_base", "_retains_grad", "_hooks", "_fw_tangent",
+    __slots__ = ("_storage", "_shape", "_strides", "_offset", "dtype", "_requires_grad", "grad",
+                 "_grad_fn", "_output_nr", "_base", "_retains_grad", "_hooks", "_fw_tangent",
                  "_version_base", "__weakref__", "__dict__")
     # How a view was made when autograd forbids writing it in place (autograd.views_history).
     _view_meta = None
@@ -51,9 +62,9 @@ class Tensor:
         t._strides = strides
         t._offset = offset
         t.dtype = dtype if dtype is not None else dtypes.from_numpy(storage.data.dtype)
-        t.requires_grad = False
+        t._requires_grad = False
         t.grad = None
-        t.grad_fn = None
+        t._grad_fn = None
         t._output_nr = 0
         t._base = None
         t._retains_grad = False
@@ -149,7 +160,7 @@ class Tensor:
         """Makes this tensor view ``source``: another tensor, or a storage from ``storage_offset``
         with ``size`` and ``stride`` (contiguous by default); nothing is copied."""
         from .autograd.grad_mode import is_grad_enabled
-        if self.requires_grad and self.grad_fn is None and is_grad_enabled():
+        if self._requires_grad and self._grad_fn is None and is_grad_enabled():
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         if source is None:
             source = Storage.empty(0, self.dtype, self.device)
@@ -251,6 +262,38 @@ class Tensor:
         return self._storage.version
 
     @property
+    def requires_grad(self) -> bool:
+        """Whether autograd records the operations that read this tensor; a view requires grad
+        while its base does."""
+        if self._requires_grad:
+            return True
+        base = self._base
+        return base is not None and base._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if value.__class__ is not bool:
+            raise RuntimeError("requires_grad must be a bool")
+        if self.grad_fn is not None:
+            raise RuntimeError(LEAF_ONLY if value else LEAF_ONLY + DETACH_HINT)
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = value
+
+    @property
+    def grad_fn(self):
+        """The node of the op that made this tensor, None for a leaf. A view whose base was
+        since written in place answers with its new history, as an as_strided view of the base."""
+        if self._base is not None:
+            from .autograd.tape import refresh_view
+            refresh_view(self)
+        return self._grad_fn
+
+    @grad_fn.setter
+    def grad_fn(self, value):
+        raise AttributeError("attribute 'grad_fn' of 'numgrad.Tensor' objects is not writable")
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -344,7 +387,7 @@ class Tensor:
 
     def __deepcopy__(self, memo):
         out = self.detach().clone()
-        out.requires_grad = self.requires_grad
+        out._requires_grad = self._requires_grad
         if self.grad is not None:
             out.grad = self.grad.clone()
         memo[id(self)] = out

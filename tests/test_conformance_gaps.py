@@ -1,5 +1,6 @@
 """PyTorch conformance of small corners: argmax/argmin ``out=``, the random factories' ``out=``,
-``requires_grad_`` on views and the history of views whose base was written in place."""
+``requires_grad_`` on views, the history of views whose base was written in place, and the
+``requires_grad`` and ``grad_fn`` attributes."""
 import warnings
 
 import numpy as np
@@ -270,3 +271,102 @@ def test_view_made_before_its_base_gets_history_carries_gradient():
     assert m.grad_fn.name() == "ViewBackward0"
     (m @ m.t()).sum().backward()
     assert w.grad.tolist() == [0.0, 12.0, 12.0]
+
+
+# ------------------------------------------------------------------ requires_grad and grad_fn attributes
+
+def test_view_reads_its_base_history_as_soon_as_the_base_is_written():
+    b = ng.zeros(4)
+    v = b[:2]
+    b.add_(ng.ones(4, requires_grad=True))
+    assert v.requires_grad and not v.is_leaf
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    assert "grad_fn=<AsStridedBackward0>" in repr(v)
+
+
+@pytest.mark.parametrize("write", ["base", "other view", "the view"])
+def test_view_of_a_written_base_shows_as_strided_history(write):
+    b = ng.ones(4, requires_grad=True) * 1
+    v, u = b[:2], b[2:]
+    {"base": b, "other view": u, "the view": v}[write].mul_(2)
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    assert b.grad_fn.name() == ("MulBackward0" if write == "base" else "CopySlices")
+
+
+def test_view_requires_grad_while_its_base_does():
+    x = ng.ones(3)
+    v = x[1:]
+    x.requires_grad_()
+    # No write since the view was made: its history is unchanged, as PyTorch's.
+    assert v.requires_grad and v.is_leaf and v.grad_fn is None
+    v.requires_grad = False
+    assert v.requires_grad
+
+
+def test_reading_grad_fn_of_a_no_grad_view_after_its_base_was_written():
+    x = ng.ones(3)
+    with ng.no_grad():
+        v = x[1:]
+    x.add_(ng.ones(3, requires_grad=True))
+    assert v.requires_grad
+    _raises(RuntimeError, NO_GRAD_VIEW, lambda: v.grad_fn)
+
+
+def test_setting_requires_grad():
+    x = ng.ones(3)
+    x.requires_grad = True
+    assert x.requires_grad and x.is_leaf
+    x.requires_grad = False
+    assert not x.requires_grad
+    ng.ones(3, dtype=ng.int64).requires_grad = False
+    _raises(RuntimeError, "only Tensors of floating point and complex dtype can require gradients",
+            lambda: setattr(ng.ones(3, dtype=ng.int64), "requires_grad", True))
+    for value in (1, "yes", None):
+        _raises(RuntimeError, "requires_grad must be a bool", lambda: setattr(x, "requires_grad", value))
+    y = ng.ones(3, requires_grad=True) * 2
+    _raises(RuntimeError, "you can only change requires_grad flags of leaf variables.",
+            lambda: setattr(y, "requires_grad", True))
+    _raises(RuntimeError, LEAF_ONLY, lambda: setattr(y, "requires_grad", False))
+    _raises(RuntimeError, LEAF_ONLY, lambda: setattr(y[1:], "requires_grad", False))
+
+
+def test_requires_grad_method_checks():
+    _raises(RuntimeError, "only Tensors of floating point dtype can require gradients",
+            lambda: ng.ones(3, dtype=ng.int64).requires_grad_())
+    assert not ng.ones(3, dtype=ng.int64).requires_grad_(False).requires_grad
+    for value, name in ((1, "int"), (None, "NoneType"), (np.bool_(True), "numpy.bool")):
+        _raises(TypeError, f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not {name}",
+                lambda: ng.ones(3).requires_grad_(value))
+    y = ng.ones(3, requires_grad=True) * 2
+    assert y.requires_grad_() is y and y.requires_grad
+
+
+def test_factories_and_parameters_refuse_integer_grads():
+    msg = "Only Tensors of floating point and complex dtype can require gradients"
+    _raises(RuntimeError, msg, lambda: ng.zeros(2, dtype=ng.int64, requires_grad=True))
+    _raises(RuntimeError, msg, lambda: ng.nn.Parameter(ng.ones(3, dtype=ng.int64)))
+    assert not ng.nn.Parameter(ng.ones(3, dtype=ng.int64), requires_grad=False).requires_grad
+
+
+def test_grad_fn_is_read_only():
+    y = ng.ones(3, requires_grad=True) * 2
+    _raises(AttributeError, "attribute 'grad_fn' of 'numgrad.Tensor' objects is not writable",
+            lambda: setattr(y, "grad_fn", None))
+    assert y.grad_fn.name() == "MulBackward0"
+
+
+@needs_torch
+def test_attribute_semantics_match_torch():
+    def story(lib):
+        seen = []
+        b = lib.zeros(4)
+        v = b[:2]
+        seen.append((v.requires_grad, v.grad_fn is None, v.is_leaf))
+        b.add_(lib.ones(4, requires_grad=True))
+        seen.append((v.requires_grad, type(v.grad_fn).__name__, v.is_leaf))
+        x = lib.ones(3)
+        u = x[1:]
+        x.requires_grad_()
+        seen.append((u.requires_grad, u.grad_fn is None, u.is_leaf))
+        return seen
+    assert story(ng) == story(torch)

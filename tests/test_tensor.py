@@ -114,7 +114,9 @@ def test_bad_sizes():
 
 
 def test_requires_grad_only_for_floats():
-    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
         numgrad.zeros(2, dtype=numgrad.int64).requires_grad_()
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype can require gradients"):
+        numgrad.zeros(2, dtype=numgrad.int64, requires_grad=True)
     x = numgrad.zeros(2).requires_grad_()
     assert x.requires_grad and x.is_leaf

@@ -25,7 +25,7 @@ class CopySlices(tape.Node):
         buf.as_strided(base_shape, base_strides, base_offset).copy_(g)
         region = buf.as_strided(view_shape, view_strides, view_offset)
         to_write = region.clone()
-        if region.requires_grad:
+        if region._requires_grad:
             region.copy_(g.new_zeros(view_shape))
         else:
             region.fill_(0)
@@ -37,10 +37,10 @@ class CopySlices(tape.Node):
 def record_copy_slices(base, view):
     """Give ``base`` a CopySlices node after ``view`` (a view of it) took new history."""
     node = CopySlices()
-    prev = base.grad_fn
+    prev = base._grad_fn
     base_edge = (prev, base._output_nr) if prev is not None else \
-        ((tape.grad_accumulator(base), 0) if base.requires_grad else (None, 0))
-    write_edge = (view.grad_fn, view._output_nr) if view.requires_grad and view.grad_fn is not None \
+        ((tape.grad_accumulator(base), 0) if base._requires_grad else (None, 0))
+    write_edge = (view._grad_fn, view._output_nr) if view._requires_grad and view._grad_fn is not None \
         else (None, 0)
     node.next_functions = (base_edge, write_edge)
     node._input_meta = ((base._shape, base.dtype), (view._shape, view.dtype))
@@ -48,8 +48,8 @@ def record_copy_slices(base, view):
     node._base_geom = (base._shape, base._strides, base._offset)
     node._view_geom = (view._shape, view._strides, view._offset)
     node._span = base._storage.data.shape[0]
-    base.grad_fn = node
+    base._grad_fn = node
     base._output_nr = 0
-    base.requires_grad = True
+    base._requires_grad = True
     base.__dict__["_rebased_at"] = node.position
     return node

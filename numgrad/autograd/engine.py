@@ -33,7 +33,7 @@ def _make_grads(outputs, grad_outputs):
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
-            if out.requires_grad and shapes.prod(out._shape) != 1:
+            if out._requires_grad and shapes.prod(out._shape) != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not out.dtype.is_floating_point:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
@@ -79,7 +79,7 @@ def _check_roots(outputs, grads):
     for i, out in enumerate(outputs):
         if not hasattr(out, "_storage"):
             raise TypeError(f"backward() expects Tensors, but got {type(out).__name__}")
-        if not out.requires_grad:
+        if not out._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     if len(grads) != len(outputs):
         raise RuntimeError("grad can be implicitly created only for scalar outputs"
@@ -166,7 +166,7 @@ def _collect(inputs, keys, captured, create_graph, allow_unused, materialize_gra
             if materialize_grads:
                 from ..creation import zeros_like
                 g = zeros_like(x)
-        elif not create_graph and g.requires_grad:
+        elif not create_graph and g._requires_grad:
             g = g.detach()
         result.append(g)
     return tuple(result)
@@ -388,7 +388,7 @@ def _pre_hooks(node, extras, grads_out, capturing):
         for idx, ref in extras.retained.items():
             t = ref()
             g = grads_out[idx]
-            if t is not None and g is not None and t.grad_fn is node:
+            if t is not None and g is not None and t._grad_fn is node:
                 t.grad = g.detach().clone() if t.grad is None else t.grad + g.detach()
     for fn in list(extras.pre.values()):
         r = fn(tuple(grads_out))
@@ -415,13 +415,13 @@ def _accumulate(leaf, g, create_graph):
         leaf.grad = _recorded_copy(g) if leaf.grad is None else leaf.grad + g
     elif leaf.grad is None:
         # References to g: the caller's, this argument, getrefcount's own.
-        if g.requires_grad or sys.getrefcount(g) > 3 or not _unshared(g):
-            g = _fresh_copy(g.detach() if g.requires_grad else g)
+        if g._requires_grad or sys.getrefcount(g) > 3 or not _unshared(g):
+            g = _fresh_copy(g.detach() if g._requires_grad else g)
         leaf.grad = g
     else:
-        if g.requires_grad:
+        if g._requires_grad:
             g = g.detach()
-        if leaf.grad.requires_grad:
+        if leaf.grad._requires_grad:
             leaf.grad = leaf.grad + g
         else:
             leaf.grad.add_(g)
@@ -436,7 +436,7 @@ def _unshared(g) -> bool:
     can reach through a view or a NumPy alias of its memory either: it can become a ``.grad``
     uncopied."""
     s = g._storage
-    if (sys.getrefcount(s) > 3 or g._offset or g._base is not None or g.grad_fn is not None
+    if (sys.getrefcount(s) > 3 or g._offset or g._base is not None or g._grad_fn is not None
             or s.device is not CPU):
         return False
     data = s.data

@@ -118,10 +118,10 @@ def _alias(x):
     """A view of ``x`` with x's reverse-mode history and no tangent. It is its own base: the
     tangent belongs to the alias, so in-place writes to its views must land in its tangent."""
     p = x._view(x._shape, x._strides)
-    p.requires_grad = x.requires_grad
-    p.grad_fn = x.grad_fn
+    p._requires_grad = x._requires_grad
+    p._grad_fn = x._grad_fn
     p._output_nr = x._output_nr
-    if x.requires_grad and x.grad_fn is None:
+    if x._requires_grad and x._grad_fn is None:
         # A leaf's alias must feed the leaf's accumulator, so route it through a recorded view.
         with grad_mode.enable_grad():
             p = x.view_as(x)
@@ -157,7 +157,7 @@ def propagate(op, inputs, result, params=None):
     primals = tuple(_primal(x) if t is not None else x for x, t in zip(inputs, tangents))
     # Tangent arithmetic joins the reverse graph only when something in it may be differentiated.
     record = lvl.differentiable and grad_mode.is_grad_enabled() and any(
-        getattr(v, "requires_grad", False) for v in primals + tuple(tangents))
+        getattr(v, "_requires_grad", False) for v in primals + tuple(tangents))
     with grad_mode.set_grad_enabled(record):
         if lvl.batch is None:
             total = _apply_rules(op, tangents, result, primals, params)
@@ -171,7 +171,7 @@ def propagate(op, inputs, result, params=None):
         if total._shape != shape:
             total = total.expand(shape)
     _set_tangent(result, total)
-    node = result.grad_fn
+    node = result._grad_fn
     saved = getattr(node, "_saved", None)
     if saved and getattr(saved[0], "_storage", None) is result._storage:
         # Backward rules read the saved result: it must carry the tangent for forward-over-reverse.
@@ -198,8 +198,8 @@ def _primal(x):
     if not hasattr(x, "_storage"):
         return x
     p = x._view(x._shape, x._strides)
-    p.requires_grad = x.requires_grad
-    p.grad_fn = x.grad_fn
+    p._requires_grad = x._requires_grad
+    p._grad_fn = x._grad_fn
     p._output_nr = x._output_nr
     return p
 
@@ -220,7 +220,7 @@ def write_tangent(target, source) -> None:
     root_t = _mirror_tangent(root, lvl)
     view_t = _view_like(root_t, root, target, lvl.batch)
     new = getattr(source, "_fw_tangent", None)
-    with grad_mode.set_grad_enabled(grad_mode.is_grad_enabled() and new is not None and new.requires_grad):
+    with grad_mode.set_grad_enabled(grad_mode.is_grad_enabled() and new is not None and new._requires_grad):
         if new is None:
             view_t._write(0)
         else:

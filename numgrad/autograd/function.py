@@ -62,8 +62,8 @@ class BackwardCFunction(tape.Node, FunctionCtx):
             saved = list(saved)
             for k, nr in outs.items():
                 t = saved[k]._view(saved[k]._shape, saved[k]._strides, saved[k]._offset)
-                t.requires_grad = True
-                t.grad_fn = self
+                t._requires_grad = True
+                t._grad_fn = self
                 t._output_nr = nr
                 saved[k] = t
             saved = tuple(saved)
@@ -150,7 +150,7 @@ class Function(metaclass=FunctionMeta):
         ctx._to_save = ()
         ctx._dirty = ()
         ctx._non_differentiable = ()
-        ctx.needs_input_grad = tuple(_is_tensor(a) and a.requires_grad for a in args)
+        ctx.needs_input_grad = tuple(_is_tensor(a) and a._requires_grad for a in args)
         separate = cls.setup_context is not Function.setup_context
         with grad_mode.no_grad():
             if separate:
@@ -187,8 +187,8 @@ def _wrap_outputs(ctx, args, outputs):
             tape.check_inplace(o)
         meta.append((o._shape, o.dtype, o.device))
         if id(o) not in non_diff and o.dtype.is_floating_point:
-            o.requires_grad = True
-            o.grad_fn = ctx
+            o._requires_grad = True
+            o._grad_fn = ctx
             o._output_nr = i
         wrapped.append(o)
     ctx._out_meta = tuple(m if m is not None else ((), None, None) for m in meta)
@@ -217,7 +217,7 @@ def once_differentiable(fn):
             outputs = fn(ctx, *args)
         if not grad_mode.is_grad_enabled():
             return outputs
-        sources = [a for a in args if _is_tensor(a) and a.requires_grad]
+        sources = [a for a in args if _is_tensor(a) and a._requires_grad]
         if not sources:
             return outputs
         if isinstance(outputs, tuple):
@@ -244,6 +244,6 @@ def _delayed_error(g, sources):
     node._input_meta = tuple((a._shape, a.dtype) for a in sources)
     node._out_meta = ((g._shape, g.dtype, g.device),)
     out = g._view(g._shape, g._strides)
-    out.requires_grad = True
-    out.grad_fn = node
+    out._requires_grad = True
+    out._grad_fn = node
     return out

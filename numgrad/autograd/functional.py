@@ -46,7 +46,7 @@ def _detach(x, requires_grad):
 
 
 def _preprocess(inputs, create_graph, need_graph):
-    return tuple(x.view_as(x) if create_graph and x.requires_grad else _detach(x, need_graph)
+    return tuple(x.view_as(x) if create_graph and x._requires_grad else _detach(x, need_graph)
                  for x in inputs)
 
 
@@ -99,7 +99,7 @@ def _check_requires_grad(tensors, kind, strict):
         if t is None:
             raise RuntimeError(f"The output of the user-provided function is independent of input {i}. "
                                "This is not allowed in strict mode.")
-        if not t.requires_grad:
+        if not t._requires_grad:
             raise RuntimeError(_NOT_STRICT[kind].format(i=i))
 
 
@@ -111,7 +111,7 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
             if strict:
                 raise RuntimeError(_INDEPENDENT[stage].format(i=i))
             g = zeros_like(ref)
-        elif strict and create_graph and not g.requires_grad:
+        elif strict and create_graph and not g._requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
             raise RuntimeError(f"The {what} of the user-provided function is independent of input {i}. "
                                "This is not allowed in strict mode when create_graph=True.")
@@ -122,7 +122,7 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
 def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=None):
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o._requires_grad]
     if not pairs:
         return (None,) * len(inputs)
     return _grad([o for o, _ in pairs], inputs, [g for _, g in pairs], create_graph=create_graph,
@@ -295,7 +295,7 @@ def _jacobian_rows(i, out, inputs, create_graph, strict):
                     raise RuntimeError(f"Output {i} of the user-provided function is independent of input "
                                        f"{j}. This is not allowed in strict mode.")
                 g = zeros_like(x)
-            elif strict and create_graph and not g.requires_grad:
+            elif strict and create_graph and not g._requires_grad:
                 raise RuntimeError(f"The jacobian of the user-provided function is independent of input "
                                    f"{i}. This is not allowed in strict mode when create_graph=True.")
             rows[j].append(g)
@@ -330,7 +330,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
     def jac_func(*inp):
         if outer_jacobian_strategy == "forward-mode":
-            inp = tuple(x.requires_grad_(True) if x.grad_fn is None else x for x in inp)
+            inp = tuple(x.requires_grad_(True) if x._grad_fn is None else x for x in inp)
         jac = jacobian(scalar_func, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac

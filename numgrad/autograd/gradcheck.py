@@ -66,7 +66,7 @@ def _analytical_jacobian(outputs, diff_inputs):
     jac = [[np.zeros((o.numel(), x.numel())) for x in diff_inputs] for o in outputs]
     from ..creation import zeros_like
     for o, out in enumerate(outputs):
-        if not out.requires_grad:
+        if not out._requires_grad:
             continue
         for r in range(out.numel()):
             v = zeros_like(out)
@@ -97,12 +97,12 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     when ``raise_exception=False``) naming the output, input and element that disagree.
     """
     inputs = _as_tuple(inputs)
-    diff_inputs = [x for x in inputs if hasattr(x, "_storage") and x.requires_grad]
+    diff_inputs = [x for x in inputs if hasattr(x, "_storage") and x._requires_grad]
     if not diff_inputs:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of "
                          "the them have requires_grad=True.")
     for k, x in enumerate(inputs):
-        if hasattr(x, "_storage") and x.requires_grad and x.dtype.name != "float64":
+        if hasattr(x, "_storage") and x._requires_grad and x.dtype.name != "float64":
             import warnings
             warnings.warn(f"Input #{k} requires gradient and is not a double precision "
                           "floating point. This check will likely fail if all the inputs are not of "
@@ -129,7 +129,7 @@ def _fast_check(func, inputs, diff_inputs, outputs, eps, atol, rtol, raise_excep
         v = rng.standard_normal(out.numel())
         # analytical: v^T J u = sum_i <J_i^T v, u_i>
         vt = creation.tensor(v.reshape(tuple(out.shape)), dtype=out.dtype)
-        gs = _grad(out, diff_inputs, vt, retain_graph=True, allow_unused=True) if out.requires_grad \
+        gs = _grad(out, diff_inputs, vt, retain_graph=True, allow_unused=True) if out._requires_grad \
             else [None] * len(diff_inputs)
         for i, (x, g, u) in enumerate(zip(diff_inputs, gs, us)):
             analytical = float(_values(g) @ u) if g is not None else 0.0
@@ -166,11 +166,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: f
             for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
-    diff_idx = [k for k, x in enumerate(inputs) if hasattr(x, "_storage") and x.requires_grad]
+    diff_idx = [k for k, x in enumerate(inputs) if hasattr(x, "_storage") and x._requires_grad]
 
     def first_order(*args):
         xs, gos = args[:n_in], args[n_in:]
-        outs = [o for o in _tensors(func(*xs)) if o.requires_grad]
+        outs = [o for o in _tensors(func(*xs)) if o._requires_grad]
         diff = [xs[k] for k in diff_idx]
         gs = _grad(outs, diff, gos[:len(outs)], create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)

@@ -89,8 +89,8 @@ class Node:
         ans = saved[0]
         tangent = ans._fw_tangent
         ans = ans._view(ans._shape, ans._strides)
-        ans.requires_grad = True
-        ans.grad_fn = self
+        ans._requires_grad = True
+        ans._grad_fn = self
         ans._fw_tangent = tangent
         return (ans,) + saved[1:]
 
@@ -178,7 +178,7 @@ _NO_PARAMS: dict = {}
 def _modified_error(t, expected, owner):
     from ..ops.registry import torch_type_name
     desc = f"[torch.{torch_type_name(t.dtype)}Tensor [{', '.join(map(str, t._shape))}]]"
-    fn = owner if owner is not None else t.grad_fn
+    fn = owner if owner is not None else t._grad_fn
     if fn is not None:
         desc += f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', fn.name())},"
     return RuntimeError(
@@ -246,16 +246,16 @@ def edge(x):
     if x.__class__ is float or x.__class__ is int or not hasattr(x, "_storage"):
         return (None, 0)
     if x._base is not None:
-        _refresh_view(x)
-    fn = x.grad_fn
+        refresh_view(x)
+    fn = x._grad_fn
     if fn is not None:
         return (fn, x._output_nr)
-    if x.requires_grad:
+    if x._requires_grad:
         return (grad_accumulator(x), 0)
     return (None, 0)
 
 
-def _refresh_view(x):
+def refresh_view(x):
     """A view made before its base was written in place reads the base's new history."""
     if x._view_meta is not None:
         from .views_history import check_version
@@ -264,7 +264,7 @@ def _refresh_view(x):
     at = base.__dict__.get("_rebased_at")
     if at is None:
         return
-    fn = x.grad_fn
+    fn = x._grad_fn
     if fn is not None and fn.position > at:
         return
     from .views_history import regenerate
@@ -329,7 +329,7 @@ def should_record(inputs) -> bool:
     if not grad_mode._state.enabled:
         return False
     for x in inputs:
-        if getattr(x, "requires_grad", False):
+        if getattr(x, "_requires_grad", False):
             return True
         if getattr(x, "_base", None) is not None and adopts_base_grad(x):
             return True
@@ -342,7 +342,7 @@ def adopts_base_grad(view) -> bool:
     view was made): as in PyTorch, the view then reads the base's history, as an as_strided view.
     Callers check ``view._base`` first; this runs in grad mode only."""
     base = view._base
-    if not base.requires_grad or view._view_meta is not None or not grad_mode._state.enabled:
+    if not base._requires_grad or view._view_meta is not None or not grad_mode._state.enabled:
         return False
     from .views_history import regenerate
     regenerate(view)
@@ -425,12 +425,12 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
         else:
             kinds |= bit
             if x._base is not None:
-                _refresh_view(x)
-            fn = x.grad_fn
+                refresh_view(x)
+            fn = x._grad_fn
             if fn is not None:
                 nexts.append((fn, x._output_nr))
                 live |= bit
-            elif x.requires_grad:
+            elif x._requires_grad:
                 nexts.append((grad_accumulator(x), 0))
                 live |= bit
             else:
@@ -464,8 +464,8 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
         node._saved = None
     if outputs is None:
         node._out_meta = ((result._shape, result.dtype, result._storage.device),)
-        result.requires_grad = True
-        result.grad_fn = node
+        result._requires_grad = True
+        result._grad_fn = node
         result._output_nr = 0
         return node
     node._out_meta = tuple([(o._shape, o.dtype, o._storage.device) if o is not None else None
@@ -473,8 +473,8 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
     for i, o in enumerate(outputs):
         if o is None:
             continue
-        o.requires_grad = True
-        o.grad_fn = node
+        o._requires_grad = True
+        o._grad_fn = node
         o._output_nr = i
     return node
 
@@ -568,14 +568,14 @@ def check_inplace(target, others=()):
         return
     base = target._base
     if base is not None and target._view_meta is not None and (
-            target.requires_grad or base.requires_grad or any(getattr(o, "requires_grad", False) for o in others)):
+            target._requires_grad or base._requires_grad or any(getattr(o, "_requires_grad", False) for o in others)):
         from .views_history import check_write
         check_write(target)
-    if target.requires_grad and target.grad_fn is None:
+    if target._requires_grad and target._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     if base is None:
         return
-    if base.requires_grad and base.grad_fn is None:
+    if base._requires_grad and base._grad_fn is None:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
@@ -587,19 +587,19 @@ def rebase(target, source):
     cotangent to the write and the rest to the base's previous history.
     """
     check_inplace(target, (source,))
-    if source.requires_grad:
-        target.requires_grad = True
-        target.grad_fn = source.grad_fn
+    if source._requires_grad:
+        target._requires_grad = True
+        target._grad_fn = source._grad_fn
         target._output_nr = source._output_nr
-    elif target.grad_fn is not None:
-        target.grad_fn = None
-        target.requires_grad = False
+    elif target._grad_fn is not None:
+        target._grad_fn = None
+        target._requires_grad = False
     base = target._base
-    if base is not None and (base.requires_grad or source.requires_grad) and grad_mode._state.enabled:
+    if base is not None and (base._requires_grad or source._requires_grad) and grad_mode._state.enabled:
         from .copyslices import record_copy_slices
         record_copy_slices(base, target)
-    elif target._base is None and target.grad_fn is not None:
-        target.__dict__["_rebased_at"] = target.grad_fn.position
+    elif target._base is None and target._grad_fn is not None:
+        target.__dict__["_rebased_at"] = target._grad_fn.position
     if _dual_levels[0] and (source._fw_tangent is not None or target._fw_tangent is not None):
         from .forward_ad import write_tangent
         write_tangent(target, source)
@@ -634,9 +634,9 @@ def snapshot(x):
     op reads of ``x`` once the write has overwritten it (PyTorch saves such a copy too)."""
     fn, nr = edge(x)  # a view's history is brought up to date first
     copy = plain(x).clone()
-    if fn is not None and x.grad_fn is not None:
-        copy.requires_grad = True
-        copy.grad_fn = fn
+    if fn is not None and x._grad_fn is not None:
+        copy._requires_grad = True
+        copy._grad_fn = fn
         copy._output_nr = nr
     copy._fw_tangent = x._fw_tangent
     return copy
@@ -676,30 +676,30 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
 
 def retain_grad(t):
     """Keep the gradient that reaches non-leaf ``t`` in ``t.grad``."""
-    if not t.requires_grad:
+    if not t._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    if t.grad_fn is None or t._retains_grad:
+    if t._grad_fn is None or t._retains_grad:
         return
-    t.grad_fn._hook_tables().retained[t._output_nr] = weakref.ref(t)
+    t._grad_fn._hook_tables().retained[t._output_nr] = weakref.ref(t)
     t._retains_grad = True
 
 
 def register_hook(t, hook):
     """Run ``hook(grad)`` when ``t``'s gradient is computed; it may return a replacement."""
-    if not t.requires_grad:
+    if not t._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if t.grad_fn is None:
+    if t._grad_fn is None:
         if t._hooks is None:
             t._hooks = {}
         return RemovableHandle(t._hooks, hook)
-    table = t.grad_fn._hook_tables().tensor.setdefault(t._output_nr, {})
+    table = t._grad_fn._hook_tables().tensor.setdefault(t._output_nr, {})
     return RemovableHandle(table, hook)
 
 
 def register_post_accumulate_grad_hook(t, hook):
     """Run ``hook(t)`` after a gradient has been accumulated into leaf ``t``'s ``.grad``."""
-    if not t.requires_grad:
+    if not t._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if t.grad_fn is not None:
+    if t._grad_fn is not None:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
     return RemovableHandle(t.__dict__.setdefault("_post_accumulate_hooks", {}), hook)

@@ -18,4 +18,4 @@ class Variable(metaclass=_VariableMeta):
         from ..tensor import Tensor
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        return data.detach().requires_grad_(requires_grad)
+        return data.detach().requires_grad_(bool(requires_grad))

@@ -15,9 +15,9 @@ NO_GRAD_MARK = (NO_GRAD, None)
 def propagate_view_write(base, view):
     """Called after ``view`` (a view of ``base``) was modified in place; the write already gave
     ``base`` its CopySlices node when it went through ``tape.rebase``."""
-    if base.grad_fn is not None and base.__dict__.get("_rebased_at") == base.grad_fn.position:
+    if base._grad_fn is not None and base.__dict__.get("_rebased_at") == base._grad_fn.position:
         return
-    if view.requires_grad or base.requires_grad:
+    if view._requires_grad or base._requires_grad:
         from .copyslices import record_copy_slices
         record_copy_slices(base, view)
 
@@ -37,18 +37,18 @@ def mark_view(x, out, op=None, variant=None, multi=False):
         return
     if kind == NO_GRAD and not state.enabled:
         out._view_meta = NO_GRAD_MARK
-        if out.requires_grad:
+        if out._requires_grad:
             note_version(out)
         return
     header = None
-    if state.enabled and out.grad_fn is None and op is not None and (
-            x.requires_grad or x._base is not None and x._base.requires_grad):
+    if state.enabled and out._grad_fn is None and op is not None and (
+            x._requires_grad or x._base is not None and x._base._requires_grad):
         # PyTorch's view would have a node here (its requires_grad follows the base's); the
         # error names that node.
         name = re.sub(r"Backward[0-9]*$", "", tape.node_class(op, variant).__name__)
         header = f"Output {out._output_nr} of {name}"
     out._view_meta = (kind, header)
-    if out.requires_grad:
+    if out._requires_grad:
         note_version(out)
 
 
@@ -108,8 +108,8 @@ def _message(view, meta, indirect):
     """PyTorch's words for a forbidden write into ``view`` (``indirect``: into its base or
     another view of it)."""
     kind, header = meta
-    if view.grad_fn is not None:
-        header = f"Output {view._output_nr} of {re.sub(r'Backward[0-9]*$', '', view.grad_fn.name())}"
+    if view._grad_fn is not None:
+        header = f"Output {view._output_nr} of {re.sub(r'Backward[0-9]*$', '', view._grad_fn.name())}"
     what = "its base or another view of its base has been" if indirect else "is being"
     if kind == INFERENCE:
         made, mode = "inference mode", "in normal mode"

@@ -1,7 +1,7 @@
 """Parameter: a tensor that a Module registers as learnable when assigned as an attribute."""
 from __future__ import annotations
 
-from ..tensor import Tensor
+from ..tensor import Tensor, make_requires_grad
 
 __all__ = ["Parameter"]
 
@@ -17,7 +17,8 @@ class Parameter(Tensor):
             from ..creation import empty
             data = empty(0)
         p = cls._make(data._storage, data._shape, data._strides, data._offset, data.dtype)
-        p.requires_grad = bool(requires_grad)
+        if requires_grad:
+            make_requires_grad(p)
         return p
 
     def __init__(self, data=None, requires_grad=True):
@@ -31,7 +32,7 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
-        out = Parameter(self.detach().clone(), self.requires_grad)
+        out = Parameter(self.detach().clone(), self._requires_grad)
         if self.grad is not None:
             out.grad = self.grad.clone()
         memo[id(self)] = out

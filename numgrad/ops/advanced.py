@@ -381,7 +381,7 @@ def masked_fill(input, mask, value):
     if tuple(out.shape) != tuple(input.shape):
         raise RuntimeError(f"output with shape {_fmt(input._shape)} doesn't match the broadcast shape "
                            f"{_fmt(out._shape)}")
-    if hasattr(value, "_storage") and value.dtype is not input.dtype and value.requires_grad:
+    if hasattr(value, "_storage") and value.dtype is not input.dtype and value._requires_grad:
         value = value.to(input.dtype)
     return _record(_masked_fill, (input, mask, value if hasattr(value, "_storage") else 0.0), out, None)
 

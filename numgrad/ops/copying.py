@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import dtypes, shapes
 from ..autograd import tape
 from ..devices import as_device
+from ..tensor import DETACH_HINT, LEAF_ONLY
 from .registry import OPS, backend, primitive, run_elementwise
 
 __all__ = ["clone", "contiguous", "to", "copy_", "detach", "detach_", "fill_", "zero_", "requires_grad_",
@@ -147,7 +148,7 @@ def copy_(input, src, non_blocking=False):
         # src must expand to input's shape; this raises PyTorch's message when it cannot.
         shapes.expand_strides(src._shape, src._strides, input._shape)
     tape.check_inplace(input, (src,))
-    if (tape.should_record((src,)) or input.requires_grad) and tape.grad_mode.is_grad_enabled() \
+    if (tape.should_record((src,)) or input._requires_grad) and tape.grad_mode.is_grad_enabled() \
             or tape.has_tangents((input, src)):
         value = src if hasattr(src, "_storage") else None
         if value is None:
@@ -196,23 +197,25 @@ def detach_(input):
             "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
             "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
             "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
-    input.grad_fn = None
-    input.requires_grad = False
+    input._grad_fn = None
+    input._requires_grad = False
     return input
 
 
 def requires_grad_(input, requires_grad=True):
-    """Sets ``requires_grad`` in place; only floating tensors may require grad."""
+    """Sets ``requires_grad`` in place; only floating tensors may require grad, and only a leaf
+    may stop requiring it."""
+    if requires_grad.__class__ is not _builtin_bool:
+        cls = requires_grad.__class__
+        name = cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+        raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not {name}")
     if requires_grad and not input.dtype.is_floating_point:
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if not requires_grad and input.grad_fn is not None:
-        raise RuntimeError(
-            "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-            "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
-    if not requires_grad and input._base is not None and input._base.requires_grad:
-        # As PyTorch's, a view (one made under no_grad here) requires grad while its base does.
-        return input
-    input.requires_grad = _builtin_bool(requires_grad)
+        raise RuntimeError(LEAF_ONLY + DETACH_HINT)
+    if input.grad_fn is None:
+        # A view keeps requiring grad while its base does (see Tensor.requires_grad).
+        input._requires_grad = requires_grad
     return input
 
 
@@ -226,8 +229,8 @@ def fill_(input, value):
     tape.check_inplace(input)
     input._fill_raw(value)
     input._bump_version()
-    if tape.grad_mode.is_grad_enabled() and (input.grad_fn is not None or (
-            input._base is not None and input._base.requires_grad)):
+    if tape.grad_mode.is_grad_enabled() and (input._grad_fn is not None or (
+            input._base is not None and input._base._requires_grad)):
         # The filled elements no longer depend on anything; a base loses their history.
         tape.rebase(input, input.detach())
     return input
@@ -241,7 +244,7 @@ def zero_(input):
 def resize_(input, *sizes):
     """Resizes in place; keeps the storage when it is large enough, else allocates a new one."""
     shape = shapes.parse_size(sizes)
-    if input.requires_grad:
+    if input._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     return resize_out(input, shape)
 

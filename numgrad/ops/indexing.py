@@ -126,7 +126,7 @@ def setitem(x, index, value):
         target = basic_index(x, index)
         if hasattr(value, "_storage"):
             target.copy_(value)
-        elif x.requires_grad:
+        elif x._requires_grad:
             target.copy_(_scalar_tensor(value, x))
         else:
             target.fill_(value)

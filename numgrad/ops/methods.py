@@ -132,7 +132,7 @@ def inplace_apply(self, fn, args, kwargs, takes_out=None):
             _tape.check_inplace(self, args)
             result = fn(self, *args, **kwargs)
             _check_inplace(self, result)
-            _tape.save_snapshot(result.grad_fn, self)
+            _tape.save_snapshot(result._grad_fn, self)
             self._write(result)
             _tape.rebase(self, result)
             return self

@@ -232,9 +232,9 @@ def _resolve(op: Op, inputs: tuple, tensors: list, out=None):
     return ct, res_dtype, device, shape
 
 
-# Plans of calls, keyed by the op, the default dtype, and per input its dtype, shape and strides
-# (or the type of a Python scalar), then for ``out=`` calls the same of ``out``: whatever the key
-# fixes is validated and resolved once, when the plan is made.
+# Plans of calls, keyed by the op, the default dtype, and per input its dtype, shape, strides and
+# device unless the CPU (or the type of a Python scalar), then for ``out=`` calls the same of
+# ``out``: whatever the key fixes is validated and resolved once, when the plan is made.
 _plans = Memo(8192)
 _into_plans = Memo(8192)
 _SCALARS = (bool, int, float)
@@ -259,10 +259,13 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
                 key.append(cls)
             elif isinstance(x, Tensor):
                 device = x._storage.device
-                key += (x.dtype, x._shape, x._strides, device)
-                if device is not CPU:
+                if device is CPU:
+                    # Left out of the key: hashing a device runs Python code.
+                    key += (x.dtype, x._shape, x._strides)
+                else:
+                    key += (x.dtype, x._shape, x._strides, device)
                     on_cpu = False
-                if x.requires_grad or x._base is not None and _tape.adopts_base_grad(x):
+                if x._requires_grad or x._base is not None and _tape.adopts_base_grad(x):
                     grad = True
             else:
                 break
@@ -279,7 +282,7 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
                         _tape.record(op, inputs, result)
                     return result
             elif on_cpu and not grad and isinstance(out, Tensor) and out._storage.device is CPU and (
-                    not out.requires_grad or inplace or not _grad_state.enabled):
+                    not out._requires_grad or inplace or not _grad_state.enabled):
                 key += (out.dtype, out._shape, out._strides, inplace)
                 key = tuple(key)
                 plan = _into_plans.get(key)
@@ -389,9 +392,9 @@ def check_out_grad(name: str, out, *args):
         return
     for x in (out,) + args:
         if x.__class__ in (tuple, list):
-            if any(getattr(t, "requires_grad", False) for t in x):
+            if any(getattr(t, "_requires_grad", False) for t in x):
                 break
-        elif getattr(x, "requires_grad", False):
+        elif getattr(x, "_requires_grad", False):
             break
     else:
         return
@@ -401,7 +404,7 @@ def check_out_grad(name: str, out, *args):
 
 def _out_name(result) -> str:
     # The op named after its node, as PyTorch's message names the aten op (SumBackward1 -> sum).
-    fn = result.grad_fn
+    fn = result._grad_fn
     if fn is None:
         return "aten::" + sys._getframe(2).f_code.co_name.lstrip("_")
     return re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"Backward[0-9]*$", "", fn.name())).lower()
@@ -412,7 +415,7 @@ def write_out(result, out, name: str = ""):
     (see :func:`check_out_grad`) when ``result`` or ``out`` requires grad in grad mode."""
     if out is None:
         return result
-    if _grad_state.enabled and (result.requires_grad or out.requires_grad):
+    if _grad_state.enabled and (result._requires_grad or out._requires_grad):
         check_out_grad(name or _out_name(result), out, result)
     if tuple(out.shape) != tuple(result.shape):
         from .copying import resize_out

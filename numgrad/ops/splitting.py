@@ -56,7 +56,7 @@ def _multi_view(input, op, geometry, params, variant=None):
         pieces.append(p)
     if not pieces:
         return ()
-    if input.requires_grad and _grad_state.enabled:
+    if input._requires_grad and _grad_state.enabled:
         tape.record(op, (input,), None, params, outputs=pieces, variant=variant)
     for p in pieces:
         mark_view(input, p, op, variant, multi=True)

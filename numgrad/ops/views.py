@@ -29,18 +29,18 @@ def _make_view(x, op, shape, strides, offset=None, params=None, variant=None):
     out._base = x if x._base is None else x._base
     # tape.should_record and tape.has_tangents for one input, inlined: views run on every step.
     enabled = _grad_state.enabled
-    if enabled and op.differentiable and (x.requires_grad or x._base is not None and tape.adopts_base_grad(x)):
+    if enabled and op.differentiable and (x._requires_grad or x._base is not None and tape.adopts_base_grad(x)):
         tape.record(op, (x,), out, params, variant=variant)
     if not enabled:
-        if x.requires_grad:
+        if x._requires_grad:
             # As PyTorch's, a view requires grad when its base does, even made without grad.
-            out.requires_grad = True
+            out._requires_grad = True
         if _grad_state.inference or x._base is not None and x._view_meta is not None:
             _views_history.mark_view(x, out, op, variant)
         else:
             # mark_view's common case, inlined: optimizers and init make views under no_grad.
             out._view_meta = _views_history.NO_GRAD_MARK
-            if x.requires_grad:
+            if x._requires_grad:
                 _views_history.note_version(out)
     elif x._base is not None and x._view_meta is not None:
         # Only views carry a mark; the slot read first is the cheaper one.
@@ -126,7 +126,7 @@ def reshape(input, *shape):
     strides = shapes.view_strides(input._shape, input._strides, size)
     if strides is not None:
         op = _view_op
-        if input.requires_grad and _grad_state.enabled:
+        if input._requires_grad and _grad_state.enabled:
             # PyTorch names a view of a non-contiguous tensor after its _reshape_alias.
             layout = (input._shape, input._strides)
             contiguous = _contiguous.get(layout)
@@ -543,12 +543,12 @@ def _inplace_view(input, fn, *args):
     tape.check_inplace(input)
     # The op sees an alias so that its tape entry keeps the old shape of its input.
     alias = input._view(input._shape, input._strides)
-    alias.requires_grad, alias.grad_fn, alias._output_nr = input.requires_grad, input.grad_fn, input._output_nr
+    alias._requires_grad, alias._grad_fn, alias._output_nr = input._requires_grad, input._grad_fn, input._output_nr
     alias._base = input._base
     out = fn(alias, *args)
     input._shape, input._strides, input._offset = out._shape, out._strides, out._offset
-    if out.grad_fn is not None:
-        input.grad_fn, input._output_nr = out.grad_fn, out._output_nr
+    if out._grad_fn is not None:
+        input._grad_fn, input._output_nr = out._grad_fn, out._output_nr
     return input
 
 

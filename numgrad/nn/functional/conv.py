@@ -113,7 +113,7 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
     out = out.reshape(_out_shape(geom, O, one_d))
     # The windows are kept for the weight's gradient: the first backward takes them.
     params = {"geom": geom, "groups": groups, "one_d": one_d,
-              "cols": [cols] if weight.requires_grad and is_grad_enabled() else []}
+              "cols": [cols] if weight._requires_grad and is_grad_enabled() else []}
     return tape.record_result(_conv, (x, weight, 0.0 if bias is None else bias), out, params)
 
 

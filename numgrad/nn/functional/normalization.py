@@ -121,7 +121,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         scale = rstd if w.__class__ is float else rstd * w
         out = _affine(x, scale, b - mean * scale)
     # The training rules share their per-channel sums; how many rules run is known now.
-    sums = _ChannelSums(sum(getattr(v, "requires_grad", False) for v in inputs)) if batch else None
+    sums = _ChannelSums(sum(getattr(v, "_requires_grad", False) for v in inputs)) if batch else None
     return tape.record_result(_batch_norm, inputs, out, {"shape": shape, "dims": dims, "eps": eps, "batch": batch,
                                                          "mean": mean, "rstd": rstd, "sums": sums})
 

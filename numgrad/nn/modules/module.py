@@ -311,7 +311,7 @@ class Module:
                     if assign:
                         if name in m._parameters:
                             m._parameters[name] = value if isinstance(value, Parameter) else \
-                                Parameter(value, current.requires_grad)
+                                Parameter(value, current._requires_grad)
                         else:
                             m._buffers[name] = value
                     else:
@@ -355,7 +355,7 @@ class Module:
             if set_to_none:
                 p.grad = None
             else:
-                if p.grad.grad_fn is not None:
+                if p.grad._grad_fn is not None:
                     p.grad.detach_()
                 else:
                     p.grad.requires_grad_(False)
