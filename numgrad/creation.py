@@ -200,6 +200,7 @@ def full(size, fill_value, *, dtype=None, device=None, layout=None, requires_gra
         fill_value = fill_value.item()
     if dtype is None and out is None:
         dtype = _scalar_dtype(fill_value)
+    dtypes.check_fill_value(fill_value, dtypes.as_dtype(dtype) if dtype is not None else out.dtype)
     size = (size,) if isinstance(size, (int, np.integer)) else tuple(size)
     return _factory("full", size, dtype, device, requires_grad, fill_value, out)
 
@@ -211,6 +212,9 @@ def empty_strided(size, stride, *, dtype=None, device=None, layout=None, require
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     d = dtypes.as_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    if shapes.prod(size) and any(st < 0 and s > 1 for s, st in zip(size, stride)):
+        # A negative stride would reach before the buffer's first element.
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     span = 1 + sum((s - 1) * st for s, st in zip(size, stride)) if shapes.prod(size) else 0
     t = Tensor._make(Storage.empty(span, d, as_device(device)), size, stride, 0, d)
     return _finish(t, requires_grad, None)
@@ -296,6 +300,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, layout=None,
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if not d.is_floating_point:
         # An integer arange takes its bounds and step in the integer type first, as PyTorch does.
         start, end, step = int(start), int(end), int(step)
@@ -307,6 +313,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, layout=None,
         n = -((start - end) // step)
     else:
         n = math.ceil((end - start) / step)
+    if n >= 1 << 63:
+        raise RuntimeError("invalid size, possible overflow?")
     t = empty(max(n, 0), dtype=d, device=device)
     if n > 0:
         t._fill_affine(start, step)

@@ -137,6 +137,40 @@ def scalar_as(value, np_dtype):
     return np_dtype.type(value)
 
 
+def check_fill_value(value, d: dtype) -> None:
+    """Refuse, as PyTorch's fills do, a Python number that ``d`` cannot hold: beyond its range,
+    NaN or infinity for an integer type, or a complex number with an imaginary part."""
+    if d is bool or isinstance(value, (_builtin_bool, np.bool_)):
+        return
+    fits = True
+    if isinstance(value, complex):
+        fits, value = value.imag == 0, value.real
+    if d.is_floating_point:
+        try:
+            v = _py_float(value)
+        except OverflowError:
+            v = np.inf
+            fits = False
+        fits = fits and not (np.isfinite(v) and abs(v) > _py_float(np.finfo(d.numpy).max))
+        name = {float16: "c10::Half", float32: "float", float64: "double"}[d]
+    else:
+        info = np.iinfo(d.numpy)
+        # uint8 also takes negatives down to -255, which wrap, as PyTorch allows.
+        lo = -_py_int(info.max) if d is uint8 else _py_int(info.min)
+        if isinstance(value, (_py_float, np.floating)):
+            fits = fits and _builtin_bool(np.isfinite(value)) and _py_float(lo) <= value <= _py_float(info.max)
+        else:
+            fits = fits and lo <= value <= info.max
+        name = "int" if d is int32 else d.name + "_t"
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def nan_or_min(d: dtype):
+    """NaN, or for an integer type the value PyTorch's NaN becomes there: the type's minimum."""
+    return _py_float("nan") if d.is_floating_point else _py_int(np.iinfo(d.numpy).min) if d is not bool else True
+
+
 def scalar_category(value) -> int:
     if isinstance(value, _builtin_bool) or isinstance(value, np.bool_):
         return 0

@@ -151,6 +151,7 @@ def _fill(t: Tensor, buf_np, kernel, *args):
 
 def _check_inplace(t: Tensor):
     from .autograd import tape
+    shapes.check_no_internal_overlap(t._shape, t._strides)
     tape.check_inplace(t)
     if t._grad_fn is not None:
         # The new values do not depend on the old ones: the history ends here.

@@ -116,6 +116,19 @@ def is_non_overlapping_and_dense(shape, strides) -> bool:
     return True
 
 
+def has_internal_overlap(shape, strides) -> bool:
+    """True when some elements share memory: a dim of stride 0, as ``expand`` makes."""
+    return any(st == 0 and s > 1 for s, st in zip(shape, strides))
+
+
+def check_no_internal_overlap(shape, strides) -> None:
+    """Refuse to write into a tensor whose elements share memory: the result would depend on
+    the order of the writes."""
+    if has_internal_overlap(shape, strides):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+
+
 def normalize_dim(dim, ndim: int) -> int:
     """Wrap a negative dim; IndexError (PyTorch's message) when out of range."""
     dim = _as_index(dim, "dim")
@@ -213,6 +226,9 @@ def expand_strides(shape, strides, sizes, type_name: str = "Float") -> tuple:
                 raise RuntimeError(f"Trying to create tensor with negative dimension {want}: {list(sizes)}")
             st = 0
         new_shape[i], new_strides[i] = want, st
+    if prod(new_shape) >= 1 << 63:
+        # Kernels count elements in int64: a larger view would make them loop for ever.
+        raise RuntimeError("numel: integer multiplication overflow")
     return tuple(new_shape), tuple(new_strides)
 
 

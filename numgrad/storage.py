@@ -12,6 +12,11 @@ from .devices import CPU, as_device, require_cuda
 __all__ = ["UntypedStorage", "TypedStorage"]
 
 
+def _check_nbytes(numel: int, dtype: dtypes.dtype) -> None:
+    if numel * dtype.itemsize >= 1 << 63:
+        raise RuntimeError(f"Storage size calculation overflowed: {numel} elements of {dtype.itemsize} bytes")
+
+
 class UntypedStorage:
     """One contiguous 1-D buffer: a NumPy array on the CPU, a device array on a GPU.
 
@@ -31,6 +36,7 @@ class UntypedStorage:
 
     @classmethod
     def empty(cls, numel: int, dtype: dtypes.dtype, device=CPU) -> "UntypedStorage":
+        _check_nbytes(numel, dtype)
         if device.type == "cpu":
             return cls(np.empty(numel, dtype=dtype.numpy), device)
         cuda = require_cuda()
@@ -39,6 +45,7 @@ class UntypedStorage:
     @classmethod
     def cpu_zeros(cls, numel: int, dtype: dtypes.dtype) -> "UntypedStorage":
         """A zero-filled CPU buffer, straight from the allocator's zeroed pages."""
+        _check_nbytes(numel, dtype)
         return cls(np.zeros(numel, dtype=dtype.numpy), CPU)
 
     @property

@@ -116,7 +116,9 @@ class Tensor:
         """A NumPy array aliasing this tensor's memory (CPU only)."""
         data = self._storage.data
         item = data.itemsize
-        return np.ndarray(self._shape, dtype=data.dtype, buffer=data, offset=self._offset * item,
+        # An empty view may start past its storage's end (a split's empty last piece), as in PyTorch.
+        offset = self._offset * item if 0 not in self._shape else 0
+        return np.ndarray(self._shape, dtype=data.dtype, buffer=data, offset=offset,
                           strides=tuple(s * item for s in self._strides))
 
     def _view(self, shape, strides, offset=None) -> "Tensor":

@@ -273,7 +273,7 @@ def test_masked_ops():
     assert x.masked_fill_(_t(m), numgrad.tensor(9.0)) is x
     assert_close(x.numpy(), np.where(m, 9.0, a))
     y = _t(a)
-    y.masked_scatter_(_t(m), numgrad.tensor([10.0, 20.0, 30.0, 40.0, 50.0]))
+    y.masked_scatter_(_t(m), numgrad.tensor([10.0, 20.0, 30.0, 40.0, 50.0], dtype=numgrad.float64))
     expected = a.copy()
     expected[np.broadcast_to(m, a.shape)] = [10.0, 20.0, 30.0, 40.0]
     assert_close(y.numpy(), expected)

@@ -98,7 +98,8 @@ def _parse(x, index):
                 for k in range(i.ndim):
                     adv.append((dim + k, Tensor._from_numpy_array(np.ascontiguousarray(coords[:, k]))))
                 dim += i.ndim
-            elif i.dtype.is_floating_point:
+            elif i.dtype.is_floating_point or i.ndim and i.dtype not in (dtypes.int64, dtypes.int32):
+                # A 0-d integer tensor of any width is an int, as it is for PyTorch.
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             else:
                 adv.append((dim, i))
@@ -285,12 +286,22 @@ def setitem(x, index, value):
 def index_put(input, indices, values, accumulate=False):
     """index_put(input, indices, values, accumulate=False) -> Tensor: a copy of ``input`` with
     ``input[indices] = values`` (or ``+=`` with ``accumulate``, where repeated indices add)."""
+    _check_put_dtype(input, values)
     v, adv = _parse(input, tuple(indices))
     return _index_put_adv(v, adv, values, accumulate)
 
 
+def _check_put_dtype(input, values):
+    # Unlike ``x[i] = v``, index_put converts nothing.
+    if hasattr(values, "_storage") and values.dtype is not input.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{torch_type_name(input.dtype)} for the destination and "
+                           f"{torch_type_name(values.dtype)} for the source.")
+
+
 def index_put_(input, indices, values, accumulate=False):
     """In-place version of :func:`index_put`."""
+    _check_put_dtype(input, values)
     v, adv = _parse(input, tuple(indices))
     _write(v, adv, values, accumulate)
     return input
@@ -396,6 +407,9 @@ def masked_scatter(input, mask, source):
     """masked_scatter(input, mask, source) -> Tensor: ``input`` with the positions where ``mask``
     is True filled, in order, from the elements of ``source``."""
     _check_bool_mask(mask, "masked_scatter_")
+    if source.dtype is not input.dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got "
+                           f"{torch_type_name(input.dtype)} and {torch_type_name(source.dtype)}")
     shape = shapes.broadcast_shapes(input._shape, mask._shape)
     m = mask.expand(shape)
     n = int(m.sum().item())
@@ -407,6 +421,7 @@ def masked_scatter(input, mask, source):
 def masked_scatter_(input, mask, source):
     """In-place version of :func:`masked_scatter`."""
     from .methods import inplace_apply
+    shapes.check_no_internal_overlap(input._shape, input._strides)
     return inplace_apply(input, masked_scatter, (mask, source), {})
 
 

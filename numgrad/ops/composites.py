@@ -69,6 +69,8 @@ def _finite_floor(ans):
 
 def _lcse_vjp(g, ans, x, dim):
     # d ans_j / d x_k = exp(x_k - ans_j) for k <= j: a reversed cumulative sum of g_j exp(-ans_j).
+    if not x.ndim:
+        return g  # a 0-d tensor's logcumsumexp is itself (and has no dim to flip)
     ans = _finite_floor(ans)
     return _signed_logsum(g, lambda v: logcumsumexp((v - ans).flip(dim), dim).flip(dim) + x)
 

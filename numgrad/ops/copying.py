@@ -144,6 +144,7 @@ def cuda(input, device=None, non_blocking=False, memory_format=None):
 
 def copy_(input, src, non_blocking=False):
     """Copies ``src`` (broadcast, converted to ``input``'s dtype and device) into ``input``."""
+    shapes.check_no_internal_overlap(input._shape, input._strides)
     if hasattr(src, "_storage") and src._shape != input._shape:
         # src must expand to input's shape; this raises PyTorch's message when it cannot.
         shapes.expand_strides(src._shape, src._strides, input._shape)
@@ -167,8 +168,14 @@ def _detached_zero_history(input):
     return input.detach()
 
 
+def _overwritten_vjp(g, ans, x, src):
+    # The overwritten values get zeros (not no gradient), as in PyTorch: their leaves' .grad is set.
+    from ..creation import zeros_like
+    return zeros_like(g)
+
+
 _copy_op = primitive("copy_", 2, backward_name="CopyBackwards",
-                     vjp=(lambda g, ans, x, src: None, lambda g, ans, x, src: g.to(src.dtype)),
+                     vjp=(_overwritten_vjp, lambda g, ans, x, src: g.to(src.dtype)),
                      jvp=(None, lambda t, ans, x, src: t.to(x.dtype).expand(x.shape)))
 
 
@@ -226,6 +233,7 @@ def fill_(input, value):
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
         return copy_(input, value)
+    dtypes.check_fill_value(value, input.dtype)
     tape.check_inplace(input)
     input._fill_raw(value)
     input._bump_version()

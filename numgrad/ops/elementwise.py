@@ -47,6 +47,10 @@ elementwise("add_scaled", lambda x, y, a: x + a * y, nin=3,
 elementwise("sub", lambda x, y: x - y, nin=2, bool_ok=False,
             vjp=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
             jvp=(lambda t, ans, x, y: t, lambda t, ans, x, y: -t), variants={"st": "RsubBackward1"})
+elementwise("sub_scaled", lambda x, y, a: x - a * y, nin=3, bool_ok=False,
+            vjp=(lambda g, ans, x, y, a: g, lambda g, ans, x, y, a: g * -a, None),
+            jvp=(lambda t, ans, x, y, a: t, lambda t, ans, x, y, a: t * -a, None),
+            backward_name="SubBackward0")
 elementwise("mul", lambda x, y: x * y, nin=2, d=(lambda ans, x, y: y, lambda ans, x, y: x))
 elementwise("div", lambda x, y: x / y, nin=2, result="float",
             vjp=(lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y)),
@@ -80,10 +84,12 @@ def _trunc_divide(x, y):
 
 elementwise("floor_divide", _floor_divide, nin=2, differentiable=False, bool_ok=False)
 elementwise("trunc_divide", _trunc_divide, nin=2, differentiable=False, bool_ok=False)
+# d/dx is 1, read off nothing (as PyTorch's: the result may be written in place, and a NaN
+# result at y == 0 does not make the gradient NaN).
 elementwise("remainder", _remainder, nin=2, bool_ok=False, variants={"tt": "RemainderBackward1"},
-            d=(lambda ans, x, y: 1.0 + ans * 0, lambda ans, x, y: -floor_divide(x, y)))
+            d=(lambda ans, x, y: 1.0, lambda ans, x, y: -floor_divide(x, y)))
 elementwise("fmod", _fmod, nin=2, bool_ok=False, variants={"tt": "FmodBackward1"},
-            d=(lambda ans, x, y: 1.0 + ans * 0, lambda ans, x, y: -trunc(x / y)))
+            d=(lambda ans, x, y: 1.0, lambda ans, x, y: -trunc(x / y)))
 
 
 @register_jitable
@@ -146,8 +152,15 @@ def _atan2(y, x):
     return math.atan2(y, x)
 
 
+def _atan2_denominator(y, x):
+    # At the origin both partials are 0, as in PyTorch, not 0 / 0.
+    r = x * x + y * y
+    return where(r == 0, 1.0, r)
+
+
 elementwise("atan2", _atan2, nin=2, result="float",
-            d=(lambda ans, y, x: x / (x * x + y * y), lambda ans, y, x: -y / (x * x + y * y)))
+            d=(lambda ans, y, x: x / _atan2_denominator(y, x),
+               lambda ans, y, x: -y / _atan2_denominator(y, x)))
 
 
 # ---------------------------------------------------------------------------------- unary math
@@ -288,8 +301,8 @@ elementwise("ceil", _ceil, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
 elementwise("floor", _floor, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
 elementwise("round", _round_half_even, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
 elementwise("trunc", _trunc, bool_ok=False, vjp=(_zero,), jvp=(_zero,))
-elementwise("frac", _frac,
-            result="floating", d=lambda ans, x: 1.0 + ans * 0)
+# The rule reads nothing (PyTorch saves nothing): the result may then be written in place.
+elementwise("frac", _frac, result="floating", vjp=(lambda g, ans, x: g,), jvp=(lambda t, ans, x: t,))
 
 
 # ---------------------------------------------------------------------------------- min / max
@@ -387,7 +400,7 @@ def _lerp(start, end, weight):
 
 
 elementwise("lerp", _lerp, nin=3, result="floating", variants={"ttt": "LerpBackward1"},
-            d=(lambda ans, s, e, w: 1 - w, lambda ans, s, e, w: w + ans * 0, lambda ans, s, e, w: e - s))
+            d=(lambda ans, s, e, w: 1 - w, lambda ans, s, e, w: w, lambda ans, s, e, w: e - s))
 
 
 def _where(c, x, y):
@@ -558,7 +571,8 @@ def _elu_backward(g, x, alpha):
 
 def _elu_dd(x, alpha):
     # exp of min(x, 0): the unused branch stays finite, so no inf * 0 in higher derivatives.
-    return where(x > 0, 0.0, alpha * exp(clamp_max(x, 0.0)))
+    # As PyTorch's (and selu's, celu's), it vanishes at 0 itself.
+    return where(x < 0, alpha * exp(clamp_max(x, 0.0)), 0.0)
 
 
 @register_jitable
@@ -853,7 +867,9 @@ def _logit_d(x, eps):
 elementwise("logit", special_math.logit, nin=2, result="float",
             vjp=(lambda g, ans, x, eps: g * _logit_d(x, eps), None),
             jvp=(lambda t, ans, x, eps: t * _logit_d(x, eps), None))
-elementwise("erfinv", special_math.erfinv, result="float", d=lambda ans, x: special_math.SQRT_PI_OVER_2 * exp(ans * ans))
+# erfinv and sinc rules recompute from x, as PyTorch's do, so their results may be written in place.
+elementwise("erfinv", special_math.erfinv, result="float",
+            d=lambda ans, x: special_math.SQRT_PI_OVER_2 * exp(erfinv(x) ** 2))
 elementwise("lgamma", special_math.lgamma, result="float", d=lambda ans, x: digamma(x))
 elementwise("digamma", special_math.digamma, result="float", d=lambda ans, x: polygamma(1, x))
 elementwise("polygamma", special_math.polygamma, nin=2, result="float",
@@ -865,7 +881,7 @@ elementwise("special_i1", special_math.i1, result="float",
             d=lambda ans, x: where(x == 0, 0.5, i0(x) - ans / x))
 # sinc'(x) = (cos(pi x) - sinc(x)) / x, 0 at 0.
 elementwise("sinc", special_math.sinc, result="float",
-            d=lambda ans, x: where(x == 0, 0.0, (cos(x * math.pi) - ans) / x))
+            d=lambda ans, x: where(x == 0, 0.0, (cos(x * math.pi) - sinc(x)) / x))
 elementwise("deg2rad", lambda x: x * _like(x, _DEG), result="float",
             vjp=(lambda g, ans, x: g * _DEG,), jvp=(lambda t, ans, x: t * _DEG,), backward_name="Deg2RadBackward0")
 elementwise("rad2deg", lambda x: x * _like(x, 1.0 / _DEG), result="float",

@@ -185,7 +185,7 @@ def sub(input, other, *, alpha=1, out=None):
     Subtracts ``other``, scaled by ``alpha``, from ``input``."""
     _check_not_bool_sub(input, other)
     if alpha != 1:
-        other = mul(other, _alpha_for(input, other, alpha))
+        return run_elementwise(OPS["sub_scaled"], (input, other, _alpha_for(input, other, alpha)), out)
     return run_elementwise(OPS["sub"], (input, other), out)
 
 

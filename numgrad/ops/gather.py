@@ -42,10 +42,13 @@ def _zeros(shape, like):
     return zeros(shape, dtype=like.dtype, device=like.device)
 
 
-def _in_place(raw, out_of_place, self, args, others=()):
+def _in_place(raw, out_of_place, self, args, others=(), may_overlap=False):
     """Run an in-place op: directly when nothing is differentiated, else through the
-    differentiable out-of-place op written back into ``self``."""
+    differentiable out-of-place op written back into ``self``. Only fills (``may_overlap``)
+    accept a ``self`` whose elements share memory, as in PyTorch."""
     from .methods import inplace_apply
+    if not may_overlap:
+        shapes.check_no_internal_overlap(self._shape, self._strides)
     if tape.should_record((self,) + others) or tape.has_tangents((self,) + others):
         tape.check_inplace(self, others)
         return inplace_apply(self, out_of_place, args, {})
@@ -126,8 +129,14 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(input, indices, dim=None) -> Tensor: gather with broadcasting of the other
     dims (on the flattened input when ``dim`` is None)."""
+    if indices.dtype is not dtypes.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{torch_type_name(indices.dtype)}")
     if dim is None:
-        return take(input, indices)
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
     d = shapes.normalize_dim(dim, input.ndim)
     shp_x = list(input.shape)
     shp_i = list(indices.shape)
@@ -290,6 +299,8 @@ def index_select(input, dim, index, *, out=None):
     x = _as_nd(input)
     d = shapes.normalize_dim(dim, x.ndim)
     size = x._shape[d]
+    if size == 0 and idx.numel():
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     _check_range(idx, d, size, IndexError)
     shape = list(x._shape)
     shape[d] = idx._shape[0]
@@ -303,6 +314,7 @@ def index_select(input, dim, index, *, out=None):
 
 def _index_put_along(self, dim, index, source, mode, opname):
     """Write ``source``'s slices along ``dim`` into ``self`` at ``index`` (mode as scatter's)."""
+    _check_index_along(index, opname)
     idx = _check_vector_index(index, opname)
     x = _as_nd(self)
     d = shapes.normalize_dim(dim, x.ndim)
@@ -320,6 +332,9 @@ def _index_put_along(self, dim, index, source, mode, opname):
                              f"{d} and source slice shape: {_fmt(src._shape)} at dimension 0.")
         src = src.reshape([n if k == d else x._shape[k] for k in range(x.ndim)]) if src.ndim != x.ndim else src
         if src._shape[d] != n:
+            if opname == "index_copy_":
+                raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+                                 f"({src._shape[d]})")
             raise RuntimeError(f"{opname}(): Number of indices ({n}) should be equal to source.size(dim): "
                                f"({src._shape[d]}), for dim: {d}")
         for k in range(x.ndim):
@@ -334,10 +349,34 @@ def _index_put_along(self, dim, index, source, mode, opname):
         src = tensor([source], dtype=self.dtype, device=self.device)
         shape = tuple(n if k == d else x._shape[k] for k in range(x.ndim))
         src_strides = (0,) * x.ndim
-    _check_range(idx, d, x._shape[d], IndexError)
+    size = x._shape[d]
+    if opname == "index_fill_":
+        # index_fill alone counts negative indices from the end.
+        _check_range(idx, d, size, IndexError, lo=-size)
+        if n:
+            idx = idx.remainder(size)
+    else:
+        _check_range(idx, d, size, RuntimeError if opname == "index_add_" else IndexError)
     out_strides, ds = _dim_strides(x, d)
     idx_strides = tuple(idx._strides[0] if k == d else 0 for k in range(x.ndim))
     _kernels(x).run_scatter(x, shape, out_strides, idx, idx_strides, src, src_strides, ds, mode)
+
+
+def _check_index_along(index, opname):
+    """PyTorch's own index checks of index_fill_ and index_copy_ (index_add_ takes the shared ones)."""
+    if not hasattr(index, "_storage") or opname == "index_add_":
+        return
+    if opname == "index_fill_":
+        if index.dtype is not dtypes.int64:
+            raise IndexError("index_fill_(): Expected dtype int64 for index.")
+        if index.ndim > 1:
+            raise RuntimeError("Index has to be a vector/scalar")
+    elif opname == "index_copy_":
+        if index.dtype is not dtypes.int64:
+            raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
+                               f"{torch_type_name(index.dtype)}")
+        if index.ndim > 1:
+            raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
 
 
 def index_add(input, dim, index, source, *, alpha=1):
@@ -389,7 +428,7 @@ def index_fill_(input, dim, index, value):
     """In-place version of :func:`index_fill`."""
     v = value.item() if hasattr(value, "_storage") and value.ndim == 0 else value
     return _in_place(lambda s: _index_put_along(s, dim, index, v, 0, "index_fill_"),
-                     lambda s: index_fill(s, dim, index, value), input, ())
+                     lambda s: index_fill(s, dim, index, value), input, (), may_overlap=True)
 
 
 # ----------------------------------------------------------------------------------- take / put
@@ -408,7 +447,9 @@ _put_op = primitive(
 
 def _flat_index(index, numel, opname):
     """``index`` as wrapped contiguous int64, validated against ``numel`` elements."""
-    _check_index(index, opname, (dtypes.int64,), exc=IndexError)
+    if hasattr(index, "_storage") and index.dtype is not dtypes.int64:
+        raise RuntimeError(f"{opname}(): Expected a long tensor for index, but got {torch_type_name(index.dtype)}")
+    _check_index(index, opname, (dtypes.int64,))
     bad = _kernels(index).first_out_of_range(index, -numel, numel)
     if bad is not None:
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {numel} elements.")
@@ -437,8 +478,8 @@ def _put_raw(self, index, source, accumulate):
                            f"self.dtype = {torch_type_name(self.dtype)} and source.dtype = "
                            f"{torch_type_name(source.dtype)}")
     if source.numel() != idx.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
-                           f"source.numel() = {source.numel()}, index.numel() = {idx.numel()}")
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {idx.numel()}")
     target = self if self.is_contiguous() else _copy(self)
     flat = target.reshape(-1)
     i = idx.reshape(-1)

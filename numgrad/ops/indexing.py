@@ -31,6 +31,9 @@ def _is_advanced(i) -> bool:
 
 def _check_types(items):
     for i in items:
+        if isinstance(i, str):
+            # PyTorch reads a string as data for an index tensor, and no dtype holds it.
+            raise TypeError("new(): invalid data type 'str'")
         if not (_is_basic(i) or _is_advanced(i)):
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                              f"are valid indices (got {type(i).__name__})")
@@ -120,6 +123,8 @@ def getitem(x, index):
 
 def setitem(x, index, value):
     """``x[index] = value``: writes through the indexed view (broadcasting ``value``)."""
+    if isinstance(value, str):
+        raise TypeError(f"can't assign a str to a {x.type()}")
     items = index if isinstance(index, tuple) else (index,)
     _check_types(items)
     if all(_is_basic(i) for i in items):

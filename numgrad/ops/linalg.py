@@ -20,6 +20,19 @@ INPLACE_METHODS = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 
 
 
+# PyTorch names the C type in its messages about products' ``out=`` dtypes.
+_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+           "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _write_product(r, out, name: str = ""):
+    """Write a product into ``out=``, which must already have the product's dtype: no conversion."""
+    if out is not None and out.dtype is not r.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_C_TYPE.get(r.dtype.name, r.dtype.name)}, but got "
+                           f"{_C_TYPE.get(out.dtype.name, out.dtype.name)} instead")
+    return _write_out(r, out, name)
+
+
 def _column_major(x) -> bool:
     """Whether matrix ``x`` is laid out as the transpose of a contiguous one (a weight used as
     ``weight.t()``)."""
@@ -129,7 +142,7 @@ def mm(input, mat2, *, out=None):
     if len(input._shape) != 2 or len(mat2._shape) != 2:
         _check_mm(input, mat2)
     r = _mm(input, mat2)
-    return r if out is None else _write_out(r, out)
+    return r if out is None else _write_product(r, out)
 
 
 def _mm(a, b):
@@ -169,14 +182,14 @@ def bmm(input, mat2, *, out=None):
     """bmm(input, mat2) -> Tensor: batched product of (b x n x m) and (b x m x p) tensors."""
     _check_bmm(input, mat2)
     b, n, _ = input._shape
-    return _write_out(_product(_bmm_op, input, mat2, (b, n, mat2._shape[2])), out)
+    return _write_product(_product(_bmm_op, input, mat2, (b, n, mat2._shape[2])), out)
 
 
 def mv(input, vec, *, out=None):
     """mv(input, vec) -> Tensor: the product of an (n x m) matrix and a vector of size m."""
     _check_mv(input, vec)
     _check_same_dtype(input, vec)
-    return _write_out(tape.record_result(_mv_op, (input, vec), _raw_mv(input, vec)), out)
+    return _write_product(tape.record_result(_mv_op, (input, vec), _raw_mv(input, vec)), out)
 
 
 # One node (PyTorch's MvBackward0) for the matrix product it runs.
@@ -209,7 +222,7 @@ def dot(input, tensor, *, out=None):
         tape.record(_dot_op, (input, tensor), result)
     if tape.has_tangents((input, tensor)):
         tape.forward_jvp(_dot_op, (input, tensor), result)
-    return _write_out(result, out)
+    return _write_product(result, out)
 
 
 def vdot(input, other, *, out=None):
@@ -226,7 +239,7 @@ def matmul(input, other, *, out=None):
     da, db = len(input._shape), len(other._shape)
     if da == 2 and db == 2:
         r = _mm(input, other)
-        return r if out is None else _write_out(r, out, "matmul")
+        return r if out is None else _write_product(r, out, "matmul")
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
     if da == 1 and db == 1:
@@ -244,7 +257,7 @@ def matmul(input, other, *, out=None):
         r = views._unsafe_view(r, lead + r._shape[1:])
     else:
         r = _batched(input, other)
-    return _write_out(r, out, "matmul")
+    return _write_product(r, out, "matmul")
 
 
 def _batched(a, b):
@@ -286,7 +299,8 @@ def outer(input, vec2, *, out=None):
     for name, v in (("self", input), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
-    return _write_out(input.unsqueeze(1) * vec2.unsqueeze(0), out)
+    # PyTorch's composition (its history shows a ViewBackward0 on input only).
+    return _write_out(input.reshape(-1, 1) * vec2, out)
 
 
 ger = outer
@@ -348,7 +362,7 @@ def _fused(op, inputs, r, beta, alpha, out):
         r = _scale_add_into(r, input, beta, alpha)
     else:
         r = _scaled_sum(tape.plain(input), r, beta, alpha, r._shape)
-    return _write_out(tape.record_result(op, inputs, r, {"beta": beta, "alpha": alpha}), out)
+    return _write_product(tape.record_result(op, inputs, r, {"beta": beta, "alpha": alpha}), out)
 
 
 def _bias_vjp(g, ans, bias, a, b, beta, alpha):
@@ -488,8 +502,9 @@ def tensordot(a, b, dims=2, out=None):
     free_a = [d for d in range(a.ndim) if d not in da]
     free_b = [d for d in range(b.ndim) if d not in db]
     k = shapes.prod(a._shape[d] for d in da)
-    am = a.permute(free_a + da).reshape(-1, k)
-    bm = b.permute(db + free_b).reshape(k, -1)
+    # Sizes spelled out, not -1: with a contracted size 0, -1 would be ambiguous.
+    am = a.permute(free_a + da).reshape(shapes.prod(a._shape[d] for d in free_a), k)
+    bm = b.permute(db + free_b).reshape(k, shapes.prod(b._shape[d] for d in free_b))
     r = mm(am, bm).reshape(tuple(a._shape[d] for d in free_a) + tuple(b._shape[d] for d in free_b))
     return _write_out(r, out)
 

@@ -29,6 +29,15 @@ def _pnorm_vjp(g, ans, x, p, dims, keepdim):
     from .functional_elementwise import where
     a = ans if keepdim else _unsqueeze_all(ans, dims)
     ga = g if keepdim else _unsqueeze_all(g, dims)
+    if p == 0:
+        from ..creation import zeros_like
+        return zeros_like(x)
+    if p == 1:
+        return x.sign() * ga
+    if math.isinf(p):
+        # Ties for the largest (smallest) |x| share the gradient evenly, as in PyTorch.
+        hit = (x.abs() == a).to(x.dtype)
+        return x.sign() * hit * (ga / hit.sum(dims, True))
     # d||x||_p/dx = x |x|^(p-2) / ||x||^(p-1); zero where the norm is zero, as in PyTorch.
     scale = where(a == 0, 0.0, ga / where(a == 0, 1.0, a) ** (p - 1))
     if p == 2:
@@ -71,29 +80,35 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     _check_float("linalg.vector_norm", x)
     if dtype is not None:
         x = x.to(dtype)
-    if dim is None:
-        flat = vector_norm(x.reshape(-1), ord, 0)
-        return _write_out(flat.reshape((1,) * x.ndim) if keepdim else flat, out)
-    dims = shapes.normalize_dims(dim, x.ndim)
+    dims = tuple(range(x.ndim)) if dim is None else shapes.normalize_dims(dim, x.ndim)
     ord = float(ord)
-    if math.isinf(ord):
-        if x.numel() == 0:
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {'' if ord > 0 else '-'}inf norm on an "
-                               "empty tensor because the operation does not have an identity")
-        r = x.abs().amax(dims, keepdim) if ord > 0 else x.abs().amin(dims, keepdim)
-    elif ord == 0:
-        r = (x != 0).sum(dims, keepdim).to(x.dtype)
-    elif ord == 1:
-        r = x.abs().sum(dims, keepdim)
-    else:
-        from ..autograd import grad_mode
-        with grad_mode.no_grad():
-            r = (x.abs() ** ord).sum(dims, keepdim) ** (1.0 / ord) if ord != 2 else (x * x).sum(dims, keepdim).sqrt()
-        params = {"p": ord, "dims": dims, "keepdim": keepdim}
-        if tape.should_record((x,)):
-            tape.record(_pnorm_op, (x,), r, params)
-        if tape.has_tangents((x,)):
-            tape.forward_jvp(_pnorm_op, (x,), r, params)
+    if math.isinf(ord) and x.numel() == 0:
+        name = f"linalg.vector_norm cannot compute the {'' if ord > 0 else '-'}inf norm on"
+        if dim is None:
+            raise RuntimeError(f"{name} an empty tensor because the operation does not have an identity")
+        for d in dims:
+            if x.shape[d] == 0:
+                # PyTorch's message lacks the space after the dim.
+                raise RuntimeError(f"{name} the dimension {d}because this dimension is empty and the "
+                                   "operation does not have an identity")
+    from ..autograd import grad_mode
+    # Every order is one node (LinalgVectorNormBackward0), as in PyTorch, not the ops composing it.
+    with grad_mode.no_grad():
+        if math.isinf(ord):
+            r = x.abs().amax(dims, keepdim) if ord > 0 else x.abs().amin(dims, keepdim)
+        elif ord == 0:
+            r = (x != 0).sum(dims, keepdim).to(x.dtype)
+        elif ord == 1:
+            r = x.abs().sum(dims, keepdim)
+        elif ord == 2:
+            r = (x * x).sum(dims, keepdim).sqrt()
+        else:
+            r = (x.abs() ** ord).sum(dims, keepdim) ** (1.0 / ord)
+    params = {"p": ord, "dims": dims, "keepdim": keepdim}
+    if tape.should_record((x,)):
+        tape.record(_pnorm_op, (x,), r, params)
+    if tape.has_tangents((x,)):
+        tape.forward_jvp(_pnorm_op, (x,), r, params)
     return _write_out(r, out)
 
 
@@ -105,6 +120,8 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if dtype is not None:
         A = A.to(dtype)
+    if len(dim) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     d0, d1 = (shapes.normalize_dim(d, A.ndim) for d in dim)
     if ord == "fro":
         return _write_out(vector_norm(A, 2, (d0, d1), keepdim), out)
@@ -382,6 +399,10 @@ def pinverse(input, rcond=1e-15):
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """norm(input, p='fro', dim=None, keepdim=False, dtype=None) -> Tensor: the Frobenius or
     nuclear matrix norm, or the vector ``p``-norm over ``dim`` (all elements when None)."""
+    if isinstance(p, str) and p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     if p == "nuc":
         return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype, out=out)
+    if p == "fro" and dim is not None and not isinstance(dim, int) and len(dim) > 2:
+        return matrix_norm(input, p, dim, keepdim, dtype=dtype, out=out)
     return vector_norm(input, 2 if p == "fro" else p, dim, keepdim, dtype=dtype, out=out)

@@ -80,6 +80,7 @@ def _inplace(fn, name):
     takes_out = _takes_out(fn)
 
     def method(self, *args, **kwargs):
+        shapes.check_no_internal_overlap(self._shape, self._strides)
         return inplace_apply(self, fn, args, kwargs, takes_out)
     method.__name__ = method.__qualname__ = name + "_"
     method.__doc__ = f"In-place version of :meth:`Tensor.{name}`."

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes, shapes
 from ..autograd.tape import plain as _plain, record_result as _record
-from .registry import Op, primitive, write_out as _out
+from .registry import Op, can_cast, primitive, torch_type_name, write_out as _out
 from .views import _diagonal_backward
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
@@ -83,6 +83,8 @@ def cat(tensors, dim=0, *, out=None):
     """cat(tensors, dim=0) -> Tensor: concatenates tensors of equal shape except in ``dim``.
 
     1-D empty tensors are skipped, as in PyTorch. The result dtype is the promoted dtype."""
+    if hasattr(tensors, "_storage"):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -94,6 +96,9 @@ def cat(tensors, dim=0, *, out=None):
     rt = tensors[0].dtype
     for t in tensors[1:]:
         rt = dtypes.promote_types(rt, t.dtype)
+    if out is not None and not can_cast(rt, out.dtype):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                        f"{torch_type_name(out.dtype)}")
     used = [t for t in tensors if not (t.ndim == 1 and t._shape[0] == 0)] or tensors[:1]
     ref = used[0]
     d = shapes.normalize_dim(dim, ref.ndim)
@@ -177,24 +182,33 @@ def _unpack(tensors):
     return list(tensors)
 
 
+def _check_nonempty(tensors, name):
+    if not len(tensors):
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+
+
 def hstack(tensors, *, out=None):
     """Concatenates along dim 1 (dim 0 for 1-D tensors)."""
+    _check_nonempty(tensors, "hstack")
     ts = [atleast_1d(t) for t in tensors]
     return cat(ts, 0 if all(t.ndim == 1 for t in ts) else 1, out=out)
 
 
 def vstack(tensors, *, out=None):
     """Concatenates along dim 0 after making every input at least 2-D."""
+    _check_nonempty(tensors, "vstack")
     return cat([atleast_2d(t) for t in tensors], 0, out=out)
 
 
 def dstack(tensors, *, out=None):
     """Concatenates along dim 2 after making every input at least 3-D."""
+    _check_nonempty(tensors, "dstack")
     return cat([atleast_3d(t) for t in tensors], 2, out=out)
 
 
 def column_stack(tensors, *, out=None):
     """Stacks 1-D tensors as columns (other tensors are concatenated along dim 1)."""
+    _check_nonempty(tensors, "column_stack")
     return hstack([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], out=out)
 
 
@@ -216,7 +230,9 @@ _repeat_op = primitive("repeat", 1, vjp=(_repeat_vjp,), jvp=(lambda t, ans, x, s
 def repeat(input, *sizes):
     """Tensor.repeat(*sizes): tiles the tensor ``sizes[i]`` times along each dim (leading
     extra sizes add dims). A broadcast view reshaped into a copy."""
-    sizes = shapes.parse_size(sizes, "repeats") if sizes else ()
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    sizes = shapes.parse_size(sizes, "repeats")
     nd = input.ndim
     if len(sizes) < nd:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
@@ -314,7 +330,8 @@ def flip(input, dims):
     strides = list(input._strides)
     offset = input._offset
     for d in norm:
-        if input._shape[d] > 1:
+        # A 0-d tensor takes dim 0 (or -1), as in PyTorch: there is nothing to reverse.
+        if nd and input._shape[d] > 1:
             offset += (input._shape[d] - 1) * strides[d]
             strides[d] = -strides[d]
     # A negative-stride alias that only the copy kernel ever sees.
@@ -347,6 +364,8 @@ def roll(input, shifts, dims=None):
     """roll(input, shifts, dims=None) -> Tensor: elements shifted cyclically along ``dims`` (of
     the flattened tensor when ``dims`` is None)."""
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
@@ -355,6 +374,8 @@ def roll(input, shifts, dims=None):
         dims = (dims,) if isinstance(dims, int) else tuple(dims)
         if len(shifts) != len(dims):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        if not input.ndim:
+            raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
         out = _roll(_plain(input), shifts, dims)
     return _record(_roll_op, (input,), out, {"shifts": shifts, "dims": dims})
 

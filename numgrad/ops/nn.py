@@ -67,7 +67,7 @@ def _rowwise(op, x, dim, dtype, log: bool):
     if x.dtype is dtypes.float16:
         # float16 is a storage format on the CPU: compute in float32 (differentiably).
         return _rowwise(op, x.float(), dim, None, log).half()
-    dim = shapes.normalize_dim(dim, x.ndim) if x.ndim else 0
+    dim = shapes.normalize_dim(dim, max(x.ndim, 1))
     if x.ndim == 0 or (dim == x.ndim - 1 and x.is_contiguous()):
         last = x
     else:

@@ -3,8 +3,6 @@ from a differentiable sort, so gradients reach the elements each quantile interp
 nanmedian records one node that selects, as PyTorch's NanmedianBackward0/1."""
 from __future__ import annotations
 
-import math
-
 from .. import dtypes, shapes
 from ..autograd.tape import plain, record_result
 from . import functional_elementwise as F
@@ -121,7 +119,7 @@ def nanmedian(input, dim=None, keepdim: bool = False, *, out=None):
         if out is not None:
             raise TypeError("nanmedian() missing 1 required positional arguments: \"dim\"")
         if x.numel() == 0:
-            return full((), math.nan, dtype=x.dtype, device=x.device)
+            return full((), dtypes.nan_or_min(x.dtype), dtype=x.dtype, device=x.device)
         return record_result(_nanmedian_op, (input,), _nan_median(x.reshape(-1), 0)[0].reshape(()))
     if out is not None:
         _check_out(x, out_pair("nanmedian", out))

@@ -96,12 +96,19 @@ def _prod_others(ans, x, dims):
 
     Without zeros it is ``ans / x``. With one zero in a reduced block, only the zero's position
     gets a nonzero value (the product of the rest); with two or more zeros everything is 0.
+    The zeros still enter as factors (``zprod``, ``zsum - x``), not as constants, so that the
+    result's own derivatives in them (second derivatives of the product) are right.
     """
     zero = x == 0
     zeros = sum(zero, dims, True)
     x1 = _where(zero, 1, x)
     rest = prod(x1, dims, True)
-    return _where(zeros == 0, rest / x1, _where(zero & (zeros == 1), rest, 0))
+    zprod = prod(_where(zero, x, 1), dims, True)
+    # At a zero, the other factors hold no zero (rest) or exactly one (rest times it); with
+    # more, every derivative below the third is 0.
+    other_zero = sum(_where(zero, x, 0), dims, True) - x
+    at_zero = _where(zeros == 1, rest, _where(zeros == 2, rest * other_zero, 0))
+    return _where(zero, at_zero, rest / x1 * zprod)
 
 
 def _prod_vjp(g, ans, x, dims, keepdim, dtype=None):
@@ -395,7 +402,7 @@ def median(input, dim=None, keepdim=False):
     if dim is None:
         if input.numel() == 0:
             from ..creation import full
-            return full((), math.nan, dtype=input.dtype, device=input.device)
+            return full((), dtypes.nan_or_min(input.dtype), dtype=input.dtype, device=input.device)
         x = input
         values = _select(None, "median", "median", _plain(x).reshape(-1), 0, False)[0]
         if tape.should_record((x,)):

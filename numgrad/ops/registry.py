@@ -188,6 +188,7 @@ def can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:
 
 def check_out(out, shape, rt, opname: str):
     """Validate an ``out=`` tensor (or the self of an in-place op), resizing an empty one."""
+    shapes.check_no_internal_overlap(out._shape, out._strides)
     if not can_cast(rt, out.dtype):
         raise RuntimeError(
             f"result type {torch_type_name(rt)} can't be cast to the desired output type "
@@ -328,7 +329,8 @@ def _new_into_plan(key, op: Op, inputs: tuple, out):
     tensors = [x for x in inputs if x.__class__ not in _SCALARS]
     ct, res_dtype, device, shape = _resolve(op, inputs, tensors, out)
     plan = None
-    if tensors and shape == out._shape and can_cast(res_dtype, out.dtype):
+    if tensors and shape == out._shape and can_cast(res_dtype, out.dtype) and \
+            not shapes.has_internal_overlap(out._shape, out._strides):
         plan = _backend(device).elementwise_into_plan(op, ct, out, inputs)
     _into_plans[key] = plan = plan or False
     return plan
@@ -415,6 +417,7 @@ def write_out(result, out, name: str = ""):
     (see :func:`check_out_grad`) when ``result`` or ``out`` requires grad in grad mode."""
     if out is None:
         return result
+    shapes.check_no_internal_overlap(out._shape, out._strides)
     if _grad_state.enabled and (result._requires_grad or out._requires_grad):
         check_out_grad(name or _out_name(result), out, result)
     if tuple(out.shape) != tuple(result.shape):

@@ -60,8 +60,8 @@ def _rows(x, d):
 
 
 def _from_rows(arr, moved_shape, d, nd):
-    """A tensor over ``arr`` (laid out with dim ``d`` last) shaped like the input: the dims are
-    put back by strides, without a copy or a tape entry."""
+    """A tensor over ``arr`` (laid out with dim ``d`` last) shaped like the input, contiguous as
+    PyTorch's results are (so ``.view`` works on them), without a tape entry."""
     Tensor = _tensor_type()
     t = Tensor._from_numpy_array(np.ascontiguousarray(arr).reshape(moved_shape))
     if nd <= 1:
@@ -71,7 +71,7 @@ def _from_rows(arr, moved_shape, d, nd):
     for pos, k in enumerate(order):
         shape[k] = t._shape[pos]
         strides[k] = t._strides[pos]
-    return t._view(tuple(shape), tuple(strides))
+    return t._view(tuple(shape), tuple(strides)).contiguous()
 
 
 def _sorted(input, dim, descending, k, op):
@@ -140,12 +140,14 @@ def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     element along ``dim`` and its index."""
     d = shapes.normalize_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     v, i = _sorted(tape.plain(input), d, False, k, _topk_op)
     picked = i
     if input.ndim:
-        v, i = v.narrow(d, k - 1, 1), i.narrow(d, k - 1, 1)
+        v, i = v.narrow(d, k - 1, 1).contiguous(), i.narrow(d, k - 1, 1).contiguous()
         picked = i
         if not keepdim:
             v, i = v.squeeze(d), i.squeeze(d)
@@ -255,6 +257,13 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     scalar = not isinstance(input, Tensor)
     seq = sorted_sequence.detach()
     if sorter is not None:
+        if sorter.dtype is not dtypes.int64:
+            raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+                               f"{torch_type_name(sorter.dtype)}")
+        if tuple(sorter.shape) != tuple(seq.shape):
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same size, but got "
+                               f"boundary tensor [{', '.join(map(str, seq.shape))}] and got sorter tensor "
+                               f"[{', '.join(map(str, sorter.shape))}]")
         seq = seq.gather(-1, sorter)
     if scalar:
         if seq.ndim != 1:
@@ -271,7 +280,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             f"[{', '.join(map(str, seq.shape))}] and input value tensor [{', '.join(map(str, vals.shape))}]")
     ct = dtypes.promote_types(seq.dtype, vals.dtype)
     np_ct = np.float32 if ct is dtypes.float16 else ct.numpy
-    s2 = np.ascontiguousarray(seq._np_view(), dtype=np_ct).reshape(-1, seq.shape[-1] if seq.ndim else 1)
+    # Rows are counted explicitly: reshape(-1, 0) is ambiguous for an empty innermost dim.
+    s2 = np.ascontiguousarray(seq._np_view(), dtype=np_ct).reshape(
+        shapes.prod(seq.shape[:-1]), seq.shape[-1] if seq.ndim else 1)
     inner = vals.shape[-1] if (vals.ndim and seq.ndim > 1) else max(vals.numel(), 1) if vals.ndim else 1
     v2 = np.ascontiguousarray(vals._np_view(), dtype=np_ct).reshape(-1, inner) if vals.numel() else \
         np.empty((0, 1), dtype=np_ct)
@@ -340,6 +351,8 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         lo, hi = (float(v) for v in K.minmax(x))
     if lo == hi:
         lo, hi = lo - 1, hi + 1
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
     if lo > hi:
         raise RuntimeError(f"torch.histogram(): max must be larger than min, but got min {lo} max {hi}")
     counts = np.zeros(bins, dtype=np.float64)

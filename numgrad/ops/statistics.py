@@ -221,21 +221,36 @@ def _mean_vjp(g, x, dims, keepdim):
 
 
 # One node for both results (output 0 the variance or deviation, output 1 the mean): the rule
-# receives both cotangents. Forward mode applies var's (std's) and mean's JVP rules, one per result.
-_var_mean_op = primitive(
-    "var_mean", 1,
-    vjp=(lambda g, ans, x, dims, keepdim, correction: _var_grad(g[0], x, dims, keepdim, correction)
-         + _mean_vjp(g[1], x, dims, keepdim),))
-_std_mean_op = primitive(
-    "std_mean", 1,
-    vjp=(lambda g, ans, x, dims, keepdim, correction: _var_grad(_std_scale(g[0], ans), x, dims, keepdim, correction)
-         + _mean_vjp(g[1], x, dims, keepdim),))
+# receives both cotangents, None (not zeros) for an unused result: var's factor 2 / dof is inf for
+# one element, and 0 * inf would make the mean's gradient NaN where PyTorch skips the undefined
+# cotangent. Forward mode applies var's (std's) and mean's JVP rules, one per result.
+def _plus_mean_vjp(v, gm, x, dims, keepdim):
+    if gm is None:
+        return v
+    m = _mean_vjp(gm, x, dims, keepdim)
+    return m if v is None else v + m
+
+
+def _var_mean_vjp(g, ans, x, dims, keepdim, correction):
+    gv, gm = g
+    v = None if gv is None else _var_grad(gv, x, dims, keepdim, correction)
+    return _plus_mean_vjp(v, gm, x, dims, keepdim)
+
+
+def _std_mean_vjp(g, ans, x, dims, keepdim, correction):
+    gv, gm = g
+    v = None if gv is None else _var_grad(_std_scale(gv, ans), x, dims, keepdim, correction)
+    return _plus_mean_vjp(v, gm, x, dims, keepdim)
+
+
+_var_mean_op = primitive("var_mean", 1, vjp=(_var_mean_vjp,))
+_std_mean_op = primitive("std_mean", 1, vjp=(_std_mean_vjp,))
 
 
 def _record_with_mean(op, first_op, x, first, m, dims, keepdim, c):
     params = {"dims": dims, "keepdim": keepdim, "correction": c}
     if _tape.should_record((x,)):
-        _tape.record(op, (x,), first, params, outputs=(first, m))
+        _tape.record(op, (x,), first, params, outputs=(first, m)).materialize_grads = False
     if _tape.has_tangents((x,)):
         _tape.forward_jvp(first_op, (x,), first, params)
         _tape.forward_jvp(_mean_op, (x,), m, {"dims": dims, "keepdim": keepdim, "dtype": None})

@@ -61,6 +61,9 @@ def view(input, *shape):
     Raises RuntimeError if the strides do not allow it: use ``reshape`` then."""
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         return _view_dtype(input, shape[0])
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     size = shapes.infer_size(_parse_with_neg(shape), input.numel())
     strides = shapes.view_strides(input._shape, input._strides, size)
     if strides is None:
@@ -107,6 +110,10 @@ def _view_dtype(input, dtype):
 _SIZE_CLASSES = (tuple, shapes.Size, list)
 
 
+def _missing(name, arg):
+    return TypeError(f'{name}() missing 1 required positional arguments: "{arg}"')
+
+
 def _parse_with_neg(shape):
     """Sizes given as varargs or one sequence; -1 allowed (resolved by the caller)."""
     seq = shape[0] if len(shape) == 1 and shape[0].__class__ in _SIZE_CLASSES else shape
@@ -122,6 +129,8 @@ def _parse_with_neg(shape):
 
 def reshape(input, *shape):
     """Returns a tensor with the given shape: a view when strides allow, otherwise a copy."""
+    if not shape:
+        raise _missing("reshape", "shape")
     size = shapes.infer_size(_parse_with_neg(shape), input.numel())
     strides = shapes.view_strides(input._shape, input._strides, size)
     if strides is not None:
@@ -176,6 +185,8 @@ _expanded = Memo()
 
 def expand(input, *sizes):
     """Broadcasts size-1 dims to larger sizes (-1 keeps a dim) as a stride-0 view: no copy."""
+    if not sizes:
+        raise _missing("expand", "size")
     sizes = _parse_with_neg(sizes)
     key = (input._shape, input._strides, sizes)
     geometry = _expanded.get(key)
@@ -183,8 +194,7 @@ def expand(input, *sizes):
         geometry = shapes.expand_strides(input._shape, input._strides, sizes, torch_type_name(input.dtype))
         _expanded[key] = geometry
     new_shape, new_strides = geometry
-    if new_shape == input._shape:
-        return input
+    # Even to its own shape it is a new view with its own history (ExpandBackward0), as in PyTorch.
     return _make_view(input, _expand_op, new_shape, new_strides, params={"shape": new_shape})
 
 
@@ -210,6 +220,8 @@ _orders = Memo()
 
 def permute(input, *dims):
     """Returns a view with the dims reordered."""
+    if not dims:
+        raise _missing("permute", "dims")
     dims = _parse_with_neg(dims)
     nd = len(input._shape)
     key = (dims, nd)
@@ -311,6 +323,9 @@ def flatten(input, start_dim=0, end_dim=-1):
     """Flattens dims ``start_dim`` .. ``end_dim`` into one (a view when possible)."""
     nd = input.ndim
     if nd == 0:
+        # A 0-d tensor has one valid dim index as far as the checks go, as in PyTorch.
+        shapes.normalize_dim(start_dim, 1)
+        shapes.normalize_dim(end_dim, 1)
         return reshape(input, 1)
     s = shapes.normalize_dim(start_dim, nd)
     e = shapes.normalize_dim(end_dim, nd)
@@ -340,6 +355,9 @@ def movedim(input, source, destination):
             f"number of dims as destination ({dst} dims)")
     src = [shapes.normalize_dim(d, nd) for d in src]
     dst = [shapes.normalize_dim(d, nd) for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
     order = [None] * nd
     for s, d in zip(src, dst):
         order[d] = s
@@ -453,6 +471,8 @@ def select(input, dim, index):
 
 def narrow(input, dim, start, length):
     """Elements ``start`` .. ``start + length`` of dim ``dim`` (a view)."""
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = shapes.normalize_dim(dim, input.ndim)
     size = input._shape[d]
     start = shapes._as_index(start, "start")
@@ -524,6 +544,8 @@ def unfold(input, dimension, size, step):
     nd = input.ndim
     d = shapes.normalize_dim(dimension, max(nd, 1))
     n = input._shape[d] if nd else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if size > n:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
     if step <= 0:

@@ -247,10 +247,13 @@ def histc(x, lo, hi, out):
 
 @njit(cache=True, nogil=True)
 def minmax(x):
+    """The smallest and largest element of 1-D ``x``; NaN for both if any element is NaN."""
     lo = x[0]
     hi = x[0]
-    for i in range(1, x.shape[0]):
+    for i in range(x.shape[0]):
         v = x[i]
+        if v != v:
+            return v, v
         if v < lo:
             lo = v
         if v > hi:

@@ -68,7 +68,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     The rows of ``weight`` picked by the integer tensor ``input``; the row ``padding_idx``
     receives no gradient, and ``scale_grad_by_freq`` divides each row's gradient by how often
     it was picked."""
-    if input.dtype.is_floating_point or input.dtype is dtypes.bool:
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input.dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar "
                            f"types: Long, Int; but got {input.type()} instead (while checking arguments for "
                            "embedding)")

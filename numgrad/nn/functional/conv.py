@@ -19,7 +19,7 @@ def _pair(v, name: str = "kernel_size"):
         if len(v) == 1:
             return (int(v[0]), int(v[0]))
         if len(v) != 2:
-            raise ValueError(f"{name} must be an int or a pair of ints, got {v}")
+            raise RuntimeError(f"{name} must either be a single int, or a tuple of two ints")
         return (int(v[0]), int(v[1]))
     return (int(v), int(v))
 
@@ -90,6 +90,9 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
     """Batched convolution of ``x`` as one node, as PyTorch's ConvolutionBackward0; ``one_d``:
     (N, C, L) input and (O, C/groups, k) weight, run as a 2-D convolution of height 1."""
     wp = tape.plain(weight)
+    if wp.ndim != (3 if one_d else 4):
+        raise RuntimeError(f"Expected {3 if one_d else 4}-dimensional weight for conv{1 if one_d else 2}d, but got "
+                           f"weight of size {list(weight.shape)}")
     w4 = wp.unsqueeze(2) if one_d else wp
     O, Cg, kh, kw = w4.shape
     C = x.shape[1]
@@ -204,9 +207,9 @@ def _string_padding(padding, kernel, stride, dilation):
     if padding == "valid":
         return 0
     if padding != "same":
-        raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
     if stride != (1, 1):
-        raise ValueError("padding='same' is not supported for strided convolutions")
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [d * (k - 1) for k, d in zip(kernel, dilation)]
     if all(t % 2 == 0 for t in total):
         return (total[0] // 2, total[1] // 2)
@@ -220,9 +223,19 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     Sliding local blocks of (N, C, H, W) ``input`` as columns: (N, C*kh*kw, L)."""
     if input.ndim != 4:
         raise NotImplementedError(f"Input Error: Only 4D input Tensors are supported (got {input.ndim}D)")
-    geom = _geometry(input, _pair(kernel_size), _pair(stride, "stride"), _pair(padding, "padding"),
-                     _pair(dilation, "dilation"))
-    return im2col(input, geom)
+    kernel, stride, padding, dilation = (_pair(kernel_size), _pair(stride, "stride"), _pair(padding, "padding"),
+                                         _pair(dilation, "dilation"))
+    _check_window(kernel, stride, padding, dilation)
+    return im2col(input, _geometry(input, kernel, stride, padding, dilation))
+
+
+def _check_window(kernel, stride, padding, dilation):
+    """unfold's and fold's own checks of their sliding-window arguments, in PyTorch's words."""
+    for (h, w), what, name, lo in ((kernel, "kernel size", "kernel", 1), (stride, "stride", "stride", 1),
+                                   (dilation, "dilation", "dilation", 1), (padding, "padding", "pad", 0)):
+        if min(h, w) < lo:
+            bound = "greater than zero" if lo else "non-negative"
+            raise RuntimeError(f"{what} should be {bound}, but got {name}_height: {h} {name}_width: {w}")
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
@@ -233,11 +246,12 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
                                   f"supported (got {input.ndim}D)")
     (kh, kw), (H, W) = _pair(kernel_size), _pair(output_size, "output_size")
+    (sh, sw), (ph, pw), (dh, dw) = _pair(stride, "stride"), _pair(padding, "padding"), _pair(dilation, "dilation")
+    _check_window((kh, kw), (sh, sw), (ph, pw), (dh, dw))
     N, K, L = input.shape
     if K % (kh * kw):
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of "
                            f"kernel_size, but got input.size(1)={K} and kernel_size=({kh}, {kw}).")
-    (sh, sw), (ph, pw), (dh, dw) = _pair(stride, "stride"), _pair(padding, "padding"), _pair(dilation, "dilation")
     oh, ow = _out_size(H, kh, sh, ph, dh), _out_size(W, kw, sw, pw, dw)
     if oh * ow != L:
         raise RuntimeError(f"Given output_size=({H}, {W}), kernel_size=({kh}, {kw}), dilation=({dh}, {dw}), "
@@ -281,6 +295,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = Fal
     """avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)
 
     Mean over each window; padding counts towards the divisor when ``count_include_pad``."""
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
     x, _ = _batched(input, 4, "avg_pool2d")
     N, C, H, W = x.shape
     # Each channel pools alone: the windows of (N*C, 1, H, W).

@@ -224,6 +224,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     the non-ignored targets."""
     _check_reduction(reduction)
     check_devices([input, target] if weight is None else [input, target, weight])
+    if target.dtype in (dtypes.int8, dtypes.int16, dtypes.int32):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target.dtype)}")
     if weight is None and _single_pass(input, target):
         return class_nll(input, target, reduction, ignore_index)
     may_ignore = _check_targets(input, target, ignore_index)

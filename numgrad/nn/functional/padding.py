@@ -57,7 +57,10 @@ def _constant(input, pairs, value):
     x = input
     for k, (lo, hi) in enumerate(pairs):
         dim = input.ndim - 1 - k
-        x = x.narrow(dim, max(-lo, 0), x.shape[dim] - max(-lo, 0) - max(-hi, 0))
+        kept = x.shape[dim] - max(-lo, 0) - max(-hi, 0)
+        if kept < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        x = x.narrow(dim, max(-lo, 0), kept)
     return constant_pad(x, [(max(lo, 0), max(hi, 0)) for lo, hi in pairs], value)
 
 
