@@ -17,6 +17,15 @@ def _check_nbytes(numel: int, dtype: dtypes.dtype) -> None:
         raise RuntimeError(f"Storage size calculation overflowed: {numel} elements of {dtype.itemsize} bytes")
 
 
+def _host_buffer(allocate, numel: int, dtype: dtypes.dtype):
+    """``allocate(numel, dtype)``, with running out of memory reported as PyTorch reports it."""
+    try:
+        return allocate(numel, dtype=dtype.numpy)
+    except MemoryError:
+        raise RuntimeError(f"DefaultCPUAllocator: not enough memory: you tried to allocate "
+                           f"{numel * dtype.itemsize} bytes.") from None
+
+
 class UntypedStorage:
     """One contiguous 1-D buffer: a NumPy array on the CPU, a device array on a GPU.
 
@@ -38,7 +47,7 @@ class UntypedStorage:
     def empty(cls, numel: int, dtype: dtypes.dtype, device=CPU) -> "UntypedStorage":
         _check_nbytes(numel, dtype)
         if device.type == "cpu":
-            return cls(np.empty(numel, dtype=dtype.numpy), device)
+            return cls(_host_buffer(np.empty, numel, dtype), device)
         cuda = require_cuda()
         return cls(cuda.empty(numel, dtype.numpy, device), device)
 
@@ -46,7 +55,7 @@ class UntypedStorage:
     def cpu_zeros(cls, numel: int, dtype: dtypes.dtype) -> "UntypedStorage":
         """A zero-filled CPU buffer, straight from the allocator's zeroed pages."""
         _check_nbytes(numel, dtype)
-        return cls(np.zeros(numel, dtype=dtype.numpy), CPU)
+        return cls(_host_buffer(np.zeros, numel, dtype), CPU)
 
     @property
     def version(self) -> int:

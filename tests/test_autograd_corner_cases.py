@@ -291,3 +291,9 @@ def test_value_gradients_and_node_match_torch(expr):
         assert h0 is None and h1 is None
     else:
         np.testing.assert_allclose(h1, h0, rtol=1e-10, atol=1e-12)
+
+
+def test_relu_second_derivative_is_zero_not_missing():
+    x = leaf([-1.0, 2.0, 3.0])
+    g = grad(x.relu().sum(), x, create_graph=True)
+    assert grad(g.sum(), x).tolist() == [0.0, 0.0, 0.0]

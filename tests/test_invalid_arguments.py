@@ -242,3 +242,59 @@ def test_empty_strided_refuses_negative_strides():
 def test_norm_of_unknown_order():
     with pytest.raises(RuntimeError, match="Order foo not supported"):
         x34().norm(p="foo")
+
+
+def test_matrix_order_needs_two_dims():
+    for ord in ("fro", "nuc"):
+        with pytest.raises(RuntimeError, match="linalg.matrix_norm: dim must be a 2-tuple. Got 0"):
+            numgrad.linalg.norm(x34(), ord, dim=0)
+
+
+def test_bincount_minlength_must_be_an_int():
+    with pytest.raises(TypeError, match="bincount\\(\\): argument 'minlength' must be int, not float"):
+        numgrad.bincount(T([1, 2]), minlength=1.5)
+    assert numgrad.bincount(T([1, 2]), minlength=4).tolist() == [0, 1, 1, 0]
+
+
+def test_integer_average_pooling_truncates():
+    x = numgrad.arange(16).reshape(1, 1, 4, 4)
+    r = F.avg_pool2d(x, 2)
+    assert r.dtype is numgrad.int64 and r.tolist() == [[[[2, 4], [10, 12]]]]
+    assert F.avg_pool2d(-x, 2).tolist() == [[[[-2, -4], [-10, -12]]]]
+
+
+@pytest.mark.parametrize("write", [
+    lambda a: a[1:].add_(a[:-1]),
+    lambda a: a[:3].mul_(a[2:5]),
+    lambda a: numgrad.add(a[1:], a[:-1], out=a[1:]),
+    lambda a: a.reshape(2, 3).__iadd__(a.reshape(2, 3)[0]),
+])
+def test_inputs_overlapping_the_written_tensor_are_refused(write):
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor refer"):
+        write(numgrad.arange(6.0))
+
+
+def test_inputs_that_are_the_written_tensor_or_disjoint_are_allowed():
+    a = numgrad.arange(6.0)
+    a.add_(a)
+    a[:3].add_(a[3:])
+    numgrad.mul(a, 2, out=a)
+    assert a.tolist() == [12.0, 20.0, 28.0, 12.0, 16.0, 20.0]
+    s = numgrad.arange(4.0).reshape(2, 2)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor"):
+        s.add_(s.t())
+
+
+def test_overlapping_copies_read_the_values_before_the_write():
+    a = numgrad.arange(5.0)
+    a[1:] = a[:-1]
+    assert a.tolist() == [0.0, 0.0, 1.0, 2.0, 3.0]
+    a = numgrad.arange(5.0)
+    a[:-1].copy_(a[1:])
+    assert a.tolist() == [1.0, 2.0, 3.0, 4.0, 4.0]
+
+
+def test_running_out_of_memory_is_a_runtime_error():
+    # 256 TiB: more than a process can address, whatever the system's overcommit policy.
+    with pytest.raises(RuntimeError, match="not enough memory: you tried to allocate 281474976710656 bytes"):
+        numgrad.empty(2 ** 46)

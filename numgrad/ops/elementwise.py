@@ -241,8 +241,14 @@ def _relu(x):
 elementwise("relu", _relu, bool_ok=False,
             vjp=(lambda g, ans, x: threshold_backward(g, ans),),
             jvp=(lambda t, ans, x: threshold_backward(t, ans),))
+def _no_dependence(gg, ans, g, y):
+    # Zeros, not no gradient, as PyTorch's: relu's second derivative reaches x, as 0.
+    from ..creation import zeros_like
+    return zeros_like(gg)
+
+
 elementwise("threshold_backward", lambda g, y: 0.0 if y <= 0 else g, nin=2, result="floating",
-            vjp=(lambda gg, ans, g, y: threshold_backward(gg, y), None),
+            vjp=(lambda gg, ans, g, y: threshold_backward(gg, y), _no_dependence),
             jvp=(lambda t, ans, g, y: threshold_backward(t, y), None),
             backward_name="ThresholdBackwardBackward0")
 

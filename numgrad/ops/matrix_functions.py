@@ -146,7 +146,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     or 1-D input) or a matrix norm (``dim`` a pair, or 2-D input with ``ord`` given)."""
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        if len(dims) == 2:
+        if len(dims) == 2 or isinstance(ord, str):
             return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
         return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
     if ord is None:

@@ -249,6 +249,11 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
     if inplace and out._base is not None and _grad_state.enabled:
         # Writes that record check there; this one may not record but still be refused.
         _tape.check_inplace(out, inputs)
+    if out is not None:
+        memory = getattr(out, "_storage", None)
+        for x in inputs:
+            if x is not out and getattr(x, "_storage", None) is memory:
+                shapes.check_no_partial_overlap(out, x)
     if not _profiler.enabled and not _tape._dual_levels[0]:
         # The common call: tensors and Python scalars, no forward-mode tangents.
         key = [op, dtypes._default_dtype]

@@ -7,6 +7,8 @@ through that permutation; the indices are not differentiable.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from .. import dtypes, shapes
@@ -317,6 +319,8 @@ def bincount(input, weights=None, minlength=0):
     Tensor = _tensor_type()
     if input.ndim != 1 or input.dtype.is_floating_point or input.dtype is dtypes.bool:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if not isinstance(minlength, numbers.Integral) or isinstance(minlength, (bool, np.bool_)):
+        raise TypeError(f"bincount(): argument 'minlength' must be int, not {type(minlength).__name__}")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
     if weights is not None and (weights.ndim != 1 or weights.shape[0] != input.shape[0]):

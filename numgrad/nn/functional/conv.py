@@ -309,8 +309,12 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = Fal
 def _pooled(x, geom, divisor):
     """The window sums of (N, C, H, W) or (C, H, W) ``x``, pooled per channel by ``geom``, over
     ``divisor``."""
-    total = im2col(x.reshape(geom.N, 1, geom.H, geom.W), geom).sum(1)
-    return total.reshape(x.shape[:-2] + (geom.oh, geom.ow)) / divisor
+    total = im2col(x.reshape(geom.N, 1, geom.H, geom.W), geom).sum(1).reshape(x.shape[:-2] + (geom.oh, geom.ow))
+    if not x.dtype.is_floating_point:
+        # Integers pool to integers, each sum divided and truncated, as PyTorch's do.
+        d = int(divisor) if isinstance(divisor, float) else divisor
+        return total.div(d, rounding_mode="trunc").to(x.dtype)
+    return total / divisor
 
 
 def _avg_pool2d_adjoint(v, shape, geom, divisor):
