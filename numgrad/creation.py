@@ -333,7 +333,7 @@ def _scalar_to(value, d: dtypes.dtype):
         v = src = np.float64(value)
     if d.is_floating_point:
         if math.isfinite(v) and abs(v) > float(np.finfo(d.numpy).max):
-            raise RuntimeError(f"value cannot be converted to type {dtypes.C_NAMES[d]} without overflow")
+            raise dtypes.overflow_error(d)
         # A half is made from a float, so a double or an integer is rounded twice.
         return np.float16(src.astype(np.float32)) if d is dtypes.float16 else src.astype(d.numpy)
     info = np.iinfo(d.numpy)
@@ -342,8 +342,7 @@ def _scalar_to(value, d: dtypes.dtype):
     else:
         fits = v <= info.max and (v >= info.min if info.min < 0 else -v <= info.max)
     if not fits:
-        name = "int" if d is dtypes.int32 else d.numpy.name + "_t"
-        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        raise dtypes.overflow_error(d)
     return (int(v) - int(info.min)) % (1 << info.bits) + int(info.min)
 
 

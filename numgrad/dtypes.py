@@ -118,6 +118,13 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
 
 
+def overflow_error(d: dtype) -> RuntimeError:
+    """PyTorch's error for a number that ``d`` cannot hold (it names integer types as C's
+    fixed-width ones, floating types as C's)."""
+    name = C_NAMES[d] if d.is_floating_point else "int" if d is int32 else d.name + "_t"
+    return RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 def scalar_as(value, np_dtype):
     """Python number ``value`` as a NumPy scalar of ``np_dtype``, the operand of a kernel;
     integers wrap modulo 2**bits, as PyTorch converts a scalar for a narrow integer op, and a
@@ -131,8 +138,7 @@ def scalar_as(value, np_dtype):
             # The bounds compared as doubles, as PyTorch compares them: int64's top one rounds
             # up to 2**63, which then wraps.
             if not _py_float(info.min) <= value <= _py_float(info.max):
-                name = "int" if np_dtype == np.int32 else np_dtype.name + "_t"
-                raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+                raise overflow_error(_BY_NUMPY[np_dtype])
             return np_dtype.type((_py_int(value) - info.min) % (1 << info.bits) + info.min)
     return np_dtype.type(value)
 
@@ -152,7 +158,6 @@ def check_fill_value(value, d: dtype) -> None:
             v = np.inf
             fits = False
         fits = fits and not (np.isfinite(v) and abs(v) > _py_float(np.finfo(d.numpy).max))
-        name = {float16: "c10::Half", float32: "float", float64: "double"}[d]
     else:
         info = np.iinfo(d.numpy)
         # uint8 also takes negatives down to -255, which wrap, as PyTorch allows.
@@ -161,9 +166,8 @@ def check_fill_value(value, d: dtype) -> None:
             fits = fits and _builtin_bool(np.isfinite(value)) and _py_float(lo) <= value <= _py_float(info.max)
         else:
             fits = fits and lo <= value <= info.max
-        name = "int" if d is int32 else d.name + "_t"
     if not fits:
-        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        raise overflow_error(d)
 
 
 def nan_or_min(d: dtype):

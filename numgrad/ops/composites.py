@@ -116,13 +116,12 @@ def aminmax(input, *, dim=None, keepdim: bool = False, out=None):
     """aminmax(input, *, dim=None, keepdim=False, out=None) -> (min, max)
 
     The smallest and largest elements, of all of ``input`` or over ``dim``."""
-    from .linalg import _C10_NAME
     from .reductions import amax, amin
     if out is not None:
         for o in out_pair("aminmax", out):
             if o.dtype is not input.dtype:
-                raise RuntimeError(f"Expected out tensor to have dtype {_C10_NAME[input.dtype.name]}, but got "
-                                   f"{_C10_NAME[o.dtype.name]} instead")
+                raise RuntimeError(f"Expected out tensor to have dtype {dtypes.C_NAMES[input.dtype]}, but got "
+                                   f"{dtypes.C_NAMES[o.dtype]} instead")
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "

@@ -4,7 +4,7 @@ tensordot and kron. Two primitives carry the derivative rules; everything else c
 from __future__ import annotations
 
 from ..memo import Memo
-from .. import shapes
+from .. import dtypes, shapes
 from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
@@ -20,16 +20,11 @@ INPLACE_METHODS = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 
 
 
-# PyTorch names the C type in its messages about products' ``out=`` dtypes.
-_C_TYPE = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-           "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
-
-
 def _write_product(r, out, name: str = ""):
     """Write a product into ``out=``, which must already have the product's dtype: no conversion."""
     if out is not None and out.dtype is not r.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {_C_TYPE.get(r.dtype.name, r.dtype.name)}, but got "
-                           f"{_C_TYPE.get(out.dtype.name, out.dtype.name)} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {dtypes.C_NAMES[r.dtype]}, but got "
+                           f"{dtypes.C_NAMES[out.dtype]} instead")
     return _write_out(r, out, name)
 
 
@@ -58,19 +53,14 @@ _bmm_op = primitive("bmm", 2, vjp=_MM_VJP, jvp=_MM_JVP)
 _dot_op = primitive("dot", 2, vjp=(lambda g, ans, a, b: g * b, lambda g, ans, a, b: g * a),
                     jvp=(lambda t, ans, a, b: dot(t, b), lambda t, ans, a, b: dot(a, t)))
 
-_C10_NAME = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-             "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
-             "float64": "double"}
-
-
 def _shape_str(shape) -> str:
     return "x".join(map(str, shape))
 
 
 def _check_same_dtype(a, b):
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_C10_NAME[a.dtype.name]} != "
-                           f"{_C10_NAME[b.dtype.name]}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {dtypes.C_NAMES[a.dtype]} != "
+                           f"{dtypes.C_NAMES[b.dtype]}")
     if a.dtype.name == "bool":
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
@@ -438,8 +428,8 @@ _addr_op = primitive(
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * bmm(batch1, batch2)."""
     if not (input.dtype is batch1.dtype is batch2.dtype):
-        raise RuntimeError(f"Input dtypes must be the same, got: input {_C10_NAME[input.dtype.name]}, batch1: "
-                           f"{_C10_NAME[batch1.dtype.name]}, batch2: {_C10_NAME[batch2.dtype.name]}")
+        raise RuntimeError(f"Input dtypes must be the same, got: input {dtypes.C_NAMES[input.dtype]}, batch1: "
+                           f"{dtypes.C_NAMES[batch1.dtype]}, batch2: {dtypes.C_NAMES[batch2.dtype]}")
     _check_bmm(batch1, batch2)
     b, n, _ = batch1._shape
     r = _raw_product(tape.plain(batch1), tape.plain(batch2), (b, n, batch2._shape[2]))

@@ -250,7 +250,7 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
         # Writes that record check there; this one may not record but still be refused.
         _tape.check_inplace(out, inputs)
     if out is not None:
-        memory = getattr(out, "_storage", None)
+        memory = out._storage
         for x in inputs:
             if x is not out and getattr(x, "_storage", None) is memory:
                 shapes.check_no_partial_overlap(out, x)
