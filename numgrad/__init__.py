@@ -1,6 +1,9 @@
 """numgrad: a PyTorch-style tensor library with autograd, whose arithmetic runs in Numba kernels."""
 from __future__ import annotations
 
+import importlib as _importlib
+import sys as _sys
+
 __version__ = "0.1.0"
 
 from . import dtypes as _dtypes
@@ -50,11 +53,7 @@ from . import special
 from . import func
 from .ops.nn import softmax, log_softmax
 from .serialization import save, load
-from . import nn, optim
-from .nn.functional.activation import (selu, selu_, celu, celu_, hardshrink, threshold, threshold_, prelu,
-                                      rrelu, rrelu_)
-# The activations PyTorch also binds as Tensor methods.
-Tensor.hardshrink, Tensor.prelu = hardshrink, prelu
+from . import optim
 
 from .layouts import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc
 from .storage import TypedStorage, UntypedStorage
@@ -80,3 +79,38 @@ def numel(input) -> int:
 def is_floating_point(input) -> bool:
     return input.dtype.is_floating_point
 
+
+# numgrad.nn comes last. Its modules import this package, so a thread that imports
+# numgrad.nn.functional while this package is initialising holds nn's import locks and waits for
+# us: importing nn here would then deadlock, and Python breaks that by handing one thread a
+# partially initialised module. In that case nn is left to that thread, which finishes it once
+# this package is initialised, and the names below resolve on first use.
+_NN_ACTIVATIONS = ("selu", "selu_", "celu", "celu_", "hardshrink", "threshold", "threshold_", "prelu",
+                   "rrelu", "rrelu_")
+
+
+def _nn_importing_elsewhere() -> bool:
+    nn_module = _sys.modules.get(__name__ + ".nn")
+    # This thread creates nn only after its parent package has finished initialising.
+    return nn_module is not None and getattr(getattr(nn_module, "__spec__", None), "_initializing", False)
+
+
+def __getattr__(name: str):
+    if name == "nn" or name in _NN_ACTIVATIONS:
+        # import_module, not ``from . import nn``: that would look nn up here first, recursing.
+        nn_module = _importlib.import_module(__name__ + ".nn")  # waits for the thread importing it
+        value = nn_module if name == "nn" else getattr(nn_module.functional.activation, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if _nn_importing_elsewhere():
+    Tensor.hardshrink = lambda self, lambd=0.5: __getattr__("hardshrink")(self, lambd)
+    Tensor.prelu = lambda self, weight: __getattr__("prelu")(self, weight)
+else:
+    from . import nn
+    from .nn.functional.activation import (selu, selu_, celu, celu_, hardshrink, threshold, threshold_, prelu,
+                                          rrelu, rrelu_)
+    # The activations PyTorch also binds as Tensor methods.
+    Tensor.hardshrink, Tensor.prelu = hardshrink, prelu

@@ -113,6 +113,16 @@ def _write_all(fh, preamble, header, chunks):
         fh.write(chunk)
 
 
+# PyTorch keeps sizes and strides in int64, and NumPy (which copies the bytes in) allows 64 dims.
+_INT64_MAX = (1 << 63) - 1
+_MAX_DIMS = 64
+
+
+class _Spec:
+    """One entry of the tensor table, checked."""
+    __slots__ = ("dtype", "shape", "count", "offset", "nbytes", "location", "requires_grad", "parameter")
+
+
 class _Reader:
     """Rebuilds the object tree from a parsed header, creating each tensor once."""
 
@@ -125,6 +135,69 @@ class _Reader:
 
     def fail(self, why: str):
         raise RuntimeError(f"numgrad.load: {self.source} is not a valid numgrad file ({why})")
+
+    def check_table(self, table) -> None:
+        """Check every tensor description before any tensor is made. Byte ranges must follow
+        one another without overlapping, as ``save`` writes them, so that loading never copies
+        more than the data section holds, whatever the header says."""
+        specs, end = [], 0
+        for index, entry in enumerate(table):
+            spec = self._spec(index, entry)
+            if spec.nbytes:
+                if spec.offset < end:
+                    self.fail(f"tensor {index} overlaps the bytes of an earlier tensor")
+                end = spec.offset + spec.nbytes
+            specs.append(spec)
+        self.specs = specs
+
+    def _spec(self, index, entry) -> _Spec:
+        bad = f"malformed description of tensor {index}"
+        if not isinstance(entry, dict):
+            self.fail(bad)
+        spec = _Spec()
+        name = entry.get("dtype")
+        if not isinstance(name, str) or name not in dtypes._BY_NAME:
+            self.fail(f"{bad}: unknown dtype {name!r}")
+        spec.dtype = d = dtypes._BY_NAME[name]
+        shape = entry.get("shape")
+        if not isinstance(shape, list) or not all(type(s) is int for s in shape):
+            self.fail(f"{bad}: its shape is not a list of integers")
+        if len(shape) > _MAX_DIMS:
+            self.fail(f"{bad}: {len(shape)} dims, more than the {_MAX_DIMS} supported")
+        if any(s < 0 for s in shape):
+            self.fail(f"{bad}: negative size in shape {shape}")
+        # Each stride is the product of the sizes after its dim (a zero size counting as one).
+        stride = 1
+        for s in reversed(shape[1:]):
+            stride *= max(s, 1)
+        if stride > _INT64_MAX or any(s > _INT64_MAX for s in shape):
+            self.fail(f"{bad}: shape {shape} overflows int64")
+        spec.shape = tuple(shape)
+        spec.count = count = math.prod(shape)
+        spec.offset, spec.nbytes = offset, nbytes = entry.get("offset"), entry.get("nbytes")
+        if type(offset) is not int or type(nbytes) is not int or offset < 0:
+            self.fail(f"{bad}: its byte range is not two non-negative integers")
+        if nbytes != count * d.itemsize:
+            self.fail(f"tensor {index} has {nbytes} bytes but its shape needs {count * d.itemsize}")
+        if offset + nbytes > len(self.data):
+            self.fail(f"tensor {index} lies outside the data section")
+        location = entry.get("device", "cpu")
+        try:
+            if not isinstance(location, str):
+                raise ValueError
+            _device(location)
+        except (RuntimeError, ValueError):
+            self.fail(f"{bad}: bad device {location!r}")
+        spec.location = location
+        spec.parameter = entry.get("parameter", False)
+        # A Parameter requires grad unless told otherwise, as its constructor does.
+        spec.requires_grad = entry.get("requires_grad", spec.parameter)
+        if type(spec.parameter) is not bool or type(spec.requires_grad) is not bool:
+            self.fail(f"{bad}: its flags are not true or false")
+        if spec.requires_grad and not d.is_floating_point:
+            self.fail(f"tensor {index} is {d.name} but requires grad: Only Tensors of floating point "
+                      f"and complex dtype can require gradients")
+        return spec
 
     def decode(self, v):
         if v is None or isinstance(v, (bool, int, float, str)):
@@ -145,15 +218,17 @@ class _Reader:
                     self.fail("malformed dict entry")
                 key = self.decode(pair[0])
                 try:
-                    out[key] = self.decode(pair[1])
+                    hash(key)
                 except TypeError:
                     self.fail("unhashable dict key")
+                out[key] = self.decode(pair[1])
             return out
         if tag == "$float" and body in ("inf", "-inf", "nan"):
             return float(body)
-        if tag == "$size" and isinstance(body, list) and all(type(s) is int for s in body):
+        if tag == "$size" and isinstance(body, list) and all(type(s) is int and abs(s) <= _INT64_MAX
+                                                             for s in body):
             return Size(body)
-        if tag == "$dtype" and body in dtypes._BY_NAME:
+        if tag == "$dtype" and isinstance(body, str) and body in dtypes._BY_NAME:
             return dtypes._BY_NAME[body]
         if tag == "$device" and isinstance(body, str):
             try:
@@ -168,30 +243,17 @@ class _Reader:
         if index in self.made:
             return self.made[index]
         spec = self.specs[index]
-        try:
-            d = dtypes._BY_NAME[spec["dtype"]]
-            shape = tuple(spec["shape"])
-            offset, nbytes = spec["offset"], spec["nbytes"]
-            location = spec.get("device", "cpu")
-        except (KeyError, TypeError):
-            self.fail(f"malformed description of tensor {index}")
-        if not all(type(s) is int and s >= 0 for s in shape) or type(offset) is not int \
-                or type(nbytes) is not int or offset < 0:
-            self.fail(f"malformed description of tensor {index}")
-        count = 1
-        for s in shape:
-            count *= s
-        if nbytes != count * d.itemsize:
-            self.fail(f"tensor {index} has {nbytes} bytes but its shape needs {count * d.itemsize}")
-        if offset + nbytes > len(self.data):
-            self.fail(f"tensor {index} lies outside the data section")
-        arr = np.frombuffer(self.data, dtype=d.numpy.newbyteorder("<"), count=count, offset=offset)
-        arr = arr.astype(d.numpy, copy=True).reshape(shape)
-        t = self._place(Tensor._from_numpy_array(arr), str(location))
-        if spec.get("parameter"):
+        d = spec.dtype
+        if spec.count:
+            arr = np.frombuffer(self.data, dtype=d.numpy.newbyteorder("<"), count=spec.count, offset=spec.offset)
+            t = Tensor._from_numpy_array(arr.astype(d.numpy, copy=True).reshape(spec.shape))
+        else:
+            t = Tensor._empty(spec.shape, d)
+        t = self._place(t, spec.location)
+        if spec.parameter:
             from .nn.parameter import Parameter
-            t = Parameter(t, bool(spec.get("requires_grad")))
-        elif spec.get("requires_grad") and t.dtype.is_floating_point:
+            t = Parameter(t, spec.requires_grad)
+        elif spec.requires_grad:
             t.requires_grad_(True)
         self.made[index] = t
         return t
@@ -244,8 +306,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         header = json.loads(bytes(body[:n_header]).decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         reader.fail("the header is not valid JSON")
+    except RecursionError:
+        reader.fail("the header nests too deeply")
     if not isinstance(header, dict) or not isinstance(header.get("tensors"), list) or "object" not in header:
         reader.fail("the header lacks its object or tensor table")
-    reader.specs = header["tensors"]
     reader.data = body[n_header:]
-    return reader.decode(header["object"])
+    reader.check_table(header["tensors"])
+    try:
+        return reader.decode(header["object"])
+    except RecursionError:
+        reader.fail("the header nests too deeply")

@@ -129,12 +129,17 @@ def check_no_internal_overlap(shape, strides) -> None:
                            "single memory location. Please clone() the tensor before performing the operation.")
 
 
-def check_no_partial_overlap(out, x) -> None:
+def check_no_partial_overlap(out, x, full: bool = False) -> None:
     """Refuse an input ``x`` that shares memory with ``out``, the tensor written to, unless it
     has ``out``'s very layout (PyTorch's rule): an elementwise kernel would read elements it has
-    already overwritten. Layouts with gaps or repeats are not compared, as PyTorch's are not."""
+    already overwritten. Layouts with gaps or repeats are not compared, as PyTorch's are not.
+    With ``full``, the same layout is refused too: index-driven writes (scatter, index_copy, put)
+    do not read element i before writing element i."""
     if x._offset == out._offset and x._shape == out._shape and x._strides == out._strides:
-        return
+        if not full:
+            return
+        if x is out:
+            _refuse_overlap()
     if 0 in x._shape or 0 in out._shape or not (is_non_overlapping_and_dense(x._shape, x._strides)
                                                 and is_non_overlapping_and_dense(out._shape, out._strides)):
         return
@@ -142,9 +147,13 @@ def check_no_partial_overlap(out, x) -> None:
     a1 = a0 + 1 + sum((n - 1) * st for n, st in zip(out._shape, out._strides))
     b1 = b0 + 1 + sum((n - 1) * st for n, st in zip(x._shape, x._strides))
     if a0 < b1 and b0 < a1:
-        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
-                           "refer to a single memory location. Please clone() the tensor before performing the "
-                           "operation.")
+        _refuse_overlap()
+
+
+def _refuse_overlap():
+    raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                       "refer to a single memory location. Please clone() the tensor before performing the "
+                       "operation.")
 
 
 def normalize_dim(dim, ndim: int) -> int:

@@ -17,13 +17,20 @@ def _check_nbytes(numel: int, dtype: dtypes.dtype) -> None:
         raise RuntimeError(f"Storage size calculation overflowed: {numel} elements of {dtype.itemsize} bytes")
 
 
-def _host_buffer(allocate, numel: int, dtype: dtypes.dtype):
-    """``allocate(numel, dtype)``, with running out of memory reported as PyTorch reports it."""
+def out_of_memory(nbytes: int) -> RuntimeError:
+    """The error PyTorch raises when a host allocation of ``nbytes`` fails."""
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                        f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
+
+
+def host_buffer(allocate, numel: int, np_dtype) -> np.ndarray:
+    """``allocate(numel, dtype=np_dtype)`` (``np.empty``, ``np.zeros``), with running out of
+    memory reported as PyTorch reports it. Hot paths catch MemoryError themselves and raise
+    :func:`out_of_memory`."""
     try:
-        return allocate(numel, dtype=dtype.numpy)
+        return allocate(numel, dtype=np_dtype)
     except MemoryError:
-        raise RuntimeError(f"DefaultCPUAllocator: not enough memory: you tried to allocate "
-                           f"{numel * dtype.itemsize} bytes.") from None
+        raise out_of_memory(numel * np.dtype(np_dtype).itemsize) from None
 
 
 class UntypedStorage:
@@ -47,7 +54,7 @@ class UntypedStorage:
     def empty(cls, numel: int, dtype: dtypes.dtype, device=CPU) -> "UntypedStorage":
         _check_nbytes(numel, dtype)
         if device.type == "cpu":
-            return cls(_host_buffer(np.empty, numel, dtype), device)
+            return cls(host_buffer(np.empty, numel, dtype.numpy), device)
         cuda = require_cuda()
         return cls(cuda.empty(numel, dtype.numpy, device), device)
 
@@ -55,7 +62,7 @@ class UntypedStorage:
     def cpu_zeros(cls, numel: int, dtype: dtypes.dtype) -> "UntypedStorage":
         """A zero-filled CPU buffer, straight from the allocator's zeroed pages."""
         _check_nbytes(numel, dtype)
-        return cls(_host_buffer(np.zeros, numel, dtype), CPU)
+        return cls(host_buffer(np.zeros, numel, dtype.numpy), CPU)
 
     @property
     def version(self) -> int:

@@ -273,7 +273,7 @@ def test_index_bounds_checked_before_launch():
     with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
         numgrad.gather(x, 0, bad)
     with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
-        x.scatter_add_(0, bad, x[:1])
+        x.scatter_add_(0, bad, x[:1].clone())
     assert x.cpu().tolist() == [[0.0] * 4] * 3
     with pytest.raises(IndexError, match="index -1 is out of bounds for dimension 1 with size 4"):
         numgrad.index_select(x, 1, numgrad.tensor([0, -1, 2], device=CUDA))

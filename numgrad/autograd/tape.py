@@ -6,16 +6,15 @@ Nodes live only as long as the tensors that reference them; nothing global keeps
 """
 from __future__ import annotations
 
-import dis
 import itertools
 import re
 import weakref
 
 from ..memo import Memo
 from . import grad_mode
+from .rule_reads import FULL as _FULL, META as _META, argument_reads
 
 _positions = itertools.count()
-_FULL, _META, _NONE = 2, 1, 0
 
 
 class _Hooks:
@@ -273,39 +272,6 @@ def refresh_view(x):
 
 # -------------------------------------------------------------------- what rules read
 
-def _analyse(fn, first: int, nargs: int):
-    """How ``fn`` uses its positional args ``first .. first+nargs-1``: not at all, only for
-    metadata (``x.shape``), or fully. Unknown callables are assumed to use everything."""
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return [_FULL] * nargs
-    names = code.co_varnames[:code.co_argcount]
-    star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount] if code.co_flags & 0x04 else None
-    levels = {}
-    instrs = list(dis.get_instructions(code))
-    for k, ins in enumerate(instrs):
-        if ins.opname not in ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_FAST_CHECK",
-                              "LOAD_FAST_AND_CLEAR", "STORE_FAST", "DELETE_FAST"):
-            continue
-        nxt = instrs[k + 1] if k + 1 < len(instrs) else None
-        meta = nxt is not None and nxt.opname in ("LOAD_ATTR", "LOAD_METHOD") and nxt.argval in _META_ATTRS
-        level = _META if meta else _FULL
-        levels[ins.argval] = max(levels.get(ins.argval, _NONE), level)
-    for name in code.co_cellvars:
-        levels[name] = _FULL
-    out = []
-    for i in range(first, first + nargs):
-        if i < len(names):
-            out.append(levels.get(names[i], _NONE))
-        else:
-            out.append(levels.get(star, _NONE) and _FULL)
-    return out
-
-
-_META_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "_shape", "_strides", "_offset", "size",
-                         "stride", "dim", "numel", "is_floating_point", "storage_offset"})
-
-
 def saved_args(op):
     """Per VJP rule, how it reads ``(ans, *inputs)``: a tuple of levels per rule (cached)."""
     uses = op.__dict__.get("_saved_args")
@@ -316,8 +282,8 @@ def saved_args(op):
                 uses.append(None)
                 continue
             d = getattr(rule, "_derivative", None)
-            uses.append(tuple(_analyse(d, 0, op.nin + 1) if d is not None
-                              else _analyse(rule, 1, op.nin + 1)))
+            uses.append(tuple(argument_reads(d, 0, op.nin + 1) if d is not None
+                              else argument_reads(rule, 1, op.nin + 1)))
         uses = tuple(uses)
         op.__dict__["_saved_args"] = uses
     return uses

@@ -58,9 +58,12 @@ def _flatten(seq):
             yield v
 
 
-def _parse(x, index):
+def _parse(x, index, scalar_tensors_select=True):
     """Apply the basic part of ``index`` to ``x``: returns (view, [(dim, index tensor)]) where
-    each dim is a dim of the view and each index an integer tensor (masks become nonzero())."""
+    each dim is a dim of the view and each index an integer tensor (masks become nonzero()).
+
+    In ``x[...]`` a 0-d integer tensor selects, as an int does (PyTorch's rule: it changes
+    where the advanced dims go); index_put keeps it an advanced index."""
     Tensor = _tensor_type()
     items = list(index) if isinstance(index, tuple) else [index]
     items = [_to_index_tensor(i, x.device) if isinstance(i, (list, np.ndarray)) else i for i in items]
@@ -78,7 +81,7 @@ def _parse(x, index):
     v = x
     dim = 0
     adv = []
-    for i in items:
+    for pos, i in enumerate(items):
         if i is Ellipsis:
             dim += x.ndim - consumed
         elif isinstance(i, bool):
@@ -99,8 +102,10 @@ def _parse(x, index):
                     adv.append((dim + k, Tensor._from_numpy_array(np.ascontiguousarray(coords[:, k]))))
                 dim += i.ndim
             elif i.dtype.is_floating_point or i.ndim and i.dtype not in (dtypes.int64, dtypes.int32):
-                # A 0-d integer tensor of any width is an int, as it is for PyTorch.
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            elif i.ndim == 0 and scalar_tensors_select:
+                # A 0-d integer tensor of any width is an int, as it is for PyTorch.
+                v = _select(v, dim, int(i.item()), pos)
             else:
                 adv.append((dim, i))
                 dim += 1
@@ -111,8 +116,17 @@ def _parse(x, index):
             v = indexing.basic_index(v, (slice(None),) * dim + (i,))
             dim += 1
         else:
-            v = views.select(v, dim, indexing._as_int(i))
+            v = _select(v, dim, indexing._as_int(i), pos)
     return v, adv
+
+
+def _select(v, dim, k, pos):
+    """``v.select(dim, k)``, refused with PyTorch's message, which names the position ``pos``
+    of the int in the index."""
+    size = v._shape[dim]
+    if not -size <= k < size:
+        raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
+    return views.select(v, dim, k)
 
 
 def _arange_index(n, device):
@@ -143,6 +157,11 @@ def _plan(v, adv):
     except RuntimeError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
                          + ", ".join(_fmt(s) for s in idx_shapes)) from None
+    dims = [d for d, _ in adv]
+    if 0 not in bshape and any(v._shape[d] == 0 for d in dims):
+        # No index is valid for an empty dim (PyTorch's check, before any kernel).
+        raise IndexError("index is out of bounds for dimension with size 0")
+    rest = [d for d in range(v.ndim) if d not in dims]
     offsets = zeros(bshape, dtype=dtypes.int64, device=v.device)
     for d, t in adv:
         size = v._shape[d]
@@ -150,8 +169,6 @@ def _plan(v, adv):
                                             size, v._strides[d])
         if bad is not None:
             raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {size}")
-    dims = [d for d, _ in adv]
-    rest = [d for d in range(v.ndim) if d not in dims]
     nb = len(bshape)
     if dims == list(range(dims[0], dims[0] + len(dims))):
         first = dims[0]
@@ -269,7 +286,12 @@ def _write(v, adv, values, accumulate):
     tape.check_inplace(v, inputs)
     if tape.should_record(inputs) or tape.has_tangents(inputs):
         result = _index_put_adv(v, adv, values, accumulate)
-        v._write(result)
+        if shapes.has_internal_overlap(v._shape, v._strides):
+            # Copying all of ``result`` back would also write the untouched elements that
+            # share memory with written ones: only the indexed elements are written.
+            _put_raw(v, adv, _plain(values) if hasattr(values, "_storage") else values, accumulate)
+        else:
+            v._write(result)
         tape.rebase(v, result)
         return
     _put_raw(v, adv, values, accumulate)
@@ -280,18 +302,35 @@ def setitem(x, index, value):
     """``x[index] = value`` for indices with tensors, lists or masks (repeated indices: the last
     write wins, as PyTorch's CPU kernels do)."""
     v, adv = _parse(x, index)
+    if not adv:
+        from . import indexing
+        indexing.write_view(x, v, value)
+        return
+    _check_no_overlap(v, index if isinstance(index, tuple) else (index,), value)
     _write(v, adv, value, False)
+
+
+def _check_no_overlap(v, indices, values):
+    from .gather import check_no_overlap
+    check_no_overlap(v, tuple(i for i in indices if hasattr(i, "_storage")) + (values,))
 
 
 def index_put(input, indices, values, accumulate=False):
     """index_put(input, indices, values, accumulate=False) -> Tensor: a copy of ``input`` with
     ``input[indices] = values`` (or ``+=`` with ``accumulate``, where repeated indices add)."""
-    _check_put_dtype(input, values)
-    v, adv = _parse(input, tuple(indices))
+    _check_put_args(input, indices, values)
+    v, adv = _parse(input, tuple(indices), scalar_tensors_select=False)
     return _index_put_adv(v, adv, values, accumulate)
 
 
-def _check_put_dtype(input, values):
+def _check_put_args(input, indices, values):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put_(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    for k, i in enumerate(indices):
+        # Unlike ``x[...]``, index_put takes tensors only (None is no full slice here).
+        if not hasattr(i, "_storage"):
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(i).__name__}")
     # Unlike ``x[i] = v``, index_put converts nothing.
     if hasattr(values, "_storage") and values.dtype is not input.dtype:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
@@ -301,8 +340,9 @@ def _check_put_dtype(input, values):
 
 def index_put_(input, indices, values, accumulate=False):
     """In-place version of :func:`index_put`."""
-    _check_put_dtype(input, values)
-    v, adv = _parse(input, tuple(indices))
+    _check_put_args(input, indices, values)
+    v, adv = _parse(input, tuple(indices), scalar_tensors_select=False)
+    _check_no_overlap(v, indices, values)
     _write(v, adv, values, accumulate)
     return input
 

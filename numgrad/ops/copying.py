@@ -149,8 +149,10 @@ def copy_(input, src, non_blocking=False):
         # src must expand to input's shape; this raises PyTorch's message when it cannot.
         shapes.expand_strides(src._shape, src._strides, input._shape)
     tape.check_inplace(input, (src,))
-    if (tape.should_record((src,)) or input._requires_grad) and tape.grad_mode.is_grad_enabled() \
-            or tape.has_tangents((input, src)):
+    # Only a floating input can carry a gradient: into an integer one the copy is plain data.
+    if input.dtype.is_floating_point and (
+            (tape.should_record((src,)) or input._requires_grad) and tape.grad_mode.is_grad_enabled()
+            or tape.has_tangents((input, src))):
         value = src if hasattr(src, "_storage") else None
         if value is None:
             input._write(src)

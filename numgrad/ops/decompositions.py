@@ -34,12 +34,24 @@ def _kernels(device):
     return lapack
 
 
+# The LAPACK kernels PyTorch dispatches to before checking the dtype itself: a dtype they lack
+# raises NotImplementedError naming the kernel. Integer inputs reach the kernel only in eigh.
+_KERNEL = {"linalg.det": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.cholesky": "cholesky_cpu",
+           "linalg.qr": "geqrf_cpu", "linalg.svd": "linalg_svd_cpu", "linalg.svdvals": "linalg_svd_cpu",
+           "linalg.eigh": "linalg_eigh_cpu", "linalg.eigvalsh": "linalg_eigh_cpu"}
+_KERNEL_FIRST = ("linalg.eigh", "linalg.eigvalsh")
+
+
 def check_input(name, x, square=True):
     """PyTorch's checks for a stack of matrices: float dtype, at least 2-D, square if asked."""
     if not x.dtype.is_floating_point:
+        if name in _KERNEL_FIRST:
+            raise NotImplementedError(f"\"{_KERNEL[name]}\" not implemented for '{torch_type_name(x.dtype)}'")
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{torch_type_name(x.dtype)}")
     if x.dtype is dtypes.float16:
+        if name in _KERNEL:
+            raise NotImplementedError(f"\"{_KERNEL[name]}\" not implemented for 'Half'")
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
     if x.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
 from . import scalar_math, special_math
-from .registry import OPS, _tagged, elementwise, not_implemented, run_elementwise
+from .registry import OPS, _tagged, elementwise, not_implemented, primitive, run_elementwise
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -60,35 +61,123 @@ elementwise("div", lambda x, y: x / y, nin=2, result="float",
             variants={"st": "MulBackward0"})
 
 
-def _floor_divide(x, y):
+def _zeros(g, ans, *xs):
+    # Zeros whatever g holds, as PyTorch's rules of the rounding divisions (g * 0 would keep NaN).
+    from ..creation import zeros_like
+    return zeros_like(g)
+
+
+def _frem(x, y):
+    """C's fmod of floats: exact."""
+    return math.fmod(x, y)
+
+
+@overload(_frem)
+def _frem_any(x, y):
+    # CUDA has fmod in libdevice.
+    return lambda x, y: math.fmod(x, y)
+
+
+@overload(_frem, target="cpu")
+def _frem_cpu(x, y):
+    # Numba's CPU ``math`` lacks fmod; NumPy's scalar fmod is LLVM's frem, exact as C's fmod.
+    return lambda x, y: np.fmod(x, y)
+
+
+def _by_kind(integral, floating):
+    """A scalar function of two operands of one dtype that runs ``integral`` on integers and
+    ``floating`` on floats: the two bodies need not type-check for each other's dtypes."""
+    def fn(x, y):
+        return floating(x, y) if isinstance(x, (float, np.floating)) else integral(x, y)
+
+    @overload(fn)
+    def _typed(x, y):
+        return floating if isinstance(x, types.Float) else integral
+
+    return fn
+
+
+# Integer division wraps as two's complement, as PyTorch's: INT_MIN // -1 is INT_MIN (Numba's
+# int64 division gives 0 there).
+def _floor_divide_int(x, y):
+    if y == -1:
+        return -x
     return x // y
 
 
-def _remainder(x, y):
-    return x % y
-
-
-def _fmod(x, y):
-    r = x % y
-    if r != 0 and (r < 0) != (x < 0):
-        r -= y
-    return r
-
-
-def _trunc_divide(x, y):
+def _trunc_divide_int(x, y):
+    if y == -1:
+        return -x
     q = x // y
     if q < 0 and q * y != x:
         q += 1
     return q
 
 
-elementwise("floor_divide", _floor_divide, nin=2, differentiable=False, bool_ok=False)
-elementwise("trunc_divide", _trunc_divide, nin=2, differentiable=False, bool_ok=False)
+def _fmod_int(x, y):
+    r = x % y
+    if r != 0 and (r < 0) != (x < 0):
+        r -= y
+    return r
+
+
+def _remainder_int(x, y):
+    return x % y
+
+
+# Floats: everything starts from the exact fmod, as PyTorch's kernels do. Python's (and Numba's)
+# x % y adds y to a remainder of the other sign, which rounds (remainder(-1, 1e8) is 1e8 in
+# float32), so fmod cannot be had back from it: (x % y) - y is 0 there, not -1. A zero
+# remainder keeps x's sign.
+def _fmod_float(x, y):
+    return _frem(x, y)
+
+
+def _remainder_float(x, y):
+    r = _frem(x, y)
+    if r != 0 and (y < 0) != (r < 0):
+        r += y
+    return r
+
+
+def _floor_divide_float(x, y):
+    # PyTorch's div_floor: (x - fmod(x, y)) / y is within rounding of an integer, and is an
+    # integer off by one where the signs differ; floor(x / y) would round 69.99999 up to 70.
+    if y == 0:
+        return x / y
+    r = _frem(x, y)
+    q = (x - r) / y
+    if r != 0 and (y < 0) != (r < 0):
+        q -= _like(q, 1)
+    if q == 0:
+        return math.copysign(_like(q, 0), x / y)
+    f = _floor(q)
+    return f + _like(q, 1) if q - f > _like(q, 0.5) else f
+
+
+def _trunc_divide_float(x, y):
+    return _trunc(x / y)
+
+
+_floor_divide = _by_kind(_floor_divide_int, _floor_divide_float)
+_trunc_divide = _by_kind(_trunc_divide_int, _trunc_divide_float)
+_fmod = _by_kind(_fmod_int, _fmod_float)
+_remainder = _by_kind(_remainder_int, _remainder_float)
+
+# floor_divide is aten::floor_divide: recorded, with no derivative. div's rounding modes have
+# zero derivatives (PyTorch's DivBackward2); div(rounding_mode="floor") runs this kernel under
+# a node of its own.
+elementwise("floor_divide", lambda x, y: _floor_divide(x, y), nin=2, bool_ok=False,
+            **not_implemented("floor_divide", 2))
+elementwise("trunc_divide", lambda x, y: _trunc_divide(x, y), nin=2, bool_ok=False,
+            vjp=(_zeros, _zeros), jvp=(_zeros, _zeros), backward_name="DivBackward2")
+primitive("div_floor", 2, vjp=(_zeros, _zeros), jvp=(_zeros, _zeros), backward_name="DivBackward2")
 # d/dx is 1, read off nothing (as PyTorch's: the result may be written in place, and a NaN
 # result at y == 0 does not make the gradient NaN).
-elementwise("remainder", _remainder, nin=2, bool_ok=False, variants={"tt": "RemainderBackward1"},
-            d=(lambda ans, x, y: 1.0, lambda ans, x, y: -floor_divide(x, y)))
-elementwise("fmod", _fmod, nin=2, bool_ok=False, variants={"tt": "FmodBackward1"},
+elementwise("remainder", lambda x, y: _remainder(x, y), nin=2, bool_ok=False,
+            variants={"tt": "RemainderBackward1"},
+            d=(lambda ans, x, y: 1.0, lambda ans, x, y: -div(x, y, rounding_mode="floor")))
+elementwise("fmod", lambda x, y: _fmod(x, y), nin=2, bool_ok=False, variants={"tt": "FmodBackward1"},
             d=(lambda ans, x, y: 1.0, lambda ans, x, y: -trunc(x / y)))
 
 
@@ -233,7 +322,9 @@ elementwise("sigmoid_backward", lambda g, y: g * (_like(y, 1.0) - y) * y, nin=2,
 
 
 def _relu(x):
-    return x if x > 0 else x - x if x == x else x
+    # Only negatives are replaced: NaN and -0.0 pass through, as in PyTorch, and -inf gives 0
+    # (x - x would be NaN).
+    return _like(x, 0) if x < 0 else x
 
 
 # ReLU's rules read its result, so the input may be overwritten (relu_); both pass the
@@ -274,6 +365,7 @@ def _ceil(x):
     return r if r != 0 else x * 0
 
 
+@register_jitable
 def _floor(x):
     if x != x or x >= _EXACT or x <= -_EXACT:
         return x
@@ -281,6 +373,7 @@ def _floor(x):
     return r if r != 0 else x * 0
 
 
+@register_jitable
 def _trunc(x):
     if x != x or x >= _EXACT or x <= -_EXACT:
         return x
@@ -329,12 +422,12 @@ def _minimum(x, y):
 
 
 def _max_share(ans, x, y):
-    # Ties split the gradient equally, as PyTorch does.
-    return (x > y) + (x == y) * 0.5
+    # Ties split the gradient equally, as PyTorch does; where either is NaN, both take all of it.
+    return where(x < y, 0.0, 1 - (x == y) * 0.5)
 
 
 def _min_share(ans, x, y):
-    return (x < y) + (x == y) * 0.5
+    return where(x > y, 0.0, 1 - (x == y) * 0.5)
 
 
 elementwise("maximum", _maximum, nin=2, d=(_max_share, lambda ans, x, y: _max_share(ans, y, x)))
@@ -444,9 +537,35 @@ def _bitwise_not(x):
 
 
 elementwise("bitwise_not", _bitwise_not, result="integral", differentiable=False)
-elementwise("bitwise_left_shift", lambda x, y: x << y, nin=2, result="integral", differentiable=False,
+
+
+def _bits(x):
+    return getattr(x, "itemsize", 8) * 8
+
+
+@overload(_bits)
+def _bits_typed(x):
+    n = x.bitwidth
+    return lambda x: n
+
+
+# A shift by a negative count or by the width or more is undefined in C (and in LLVM); PyTorch
+# defines it as shifting every bit out: 0, or for >> the sign fill.
+def _left_shift(x, y):
+    if y < 0 or y >= _bits(x):
+        return _like(x, 0)
+    return x << y
+
+
+def _right_shift(x, y):
+    if y < 0 or y >= _bits(x):
+        return _like(x, -1) if x < 0 else _like(x, 0)
+    return x >> y
+
+
+elementwise("bitwise_left_shift", _left_shift, nin=2, result="integral", differentiable=False,
             bool_ok=False)
-elementwise("bitwise_right_shift", lambda x, y: x >> y, nin=2, result="integral", differentiable=False,
+elementwise("bitwise_right_shift", _right_shift, nin=2, result="integral", differentiable=False,
             bool_ok=False)
 
 # ---------------------------------------------------------------------------------- copies
@@ -754,12 +873,13 @@ def _tanhshrink_dd(x):
     return 2 * t * (1 - t * t)
 
 
+# As PyTorch's: only x <= threshold is replaced, so NaN passes through (with its gradient).
 def _threshold(x, threshold, value):
-    return x if x > threshold else value
+    return value if x <= threshold else x
 
 
 def _threshold_backward(g, x, threshold, value):
-    return g if x > threshold else _like(g, 0.0)
+    return _like(g, 0.0) if x <= threshold else g
 
 
 _activation("selu", _selu, _selu_backward, _selu_dd, backward_name="EluBackward0")

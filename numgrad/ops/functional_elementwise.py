@@ -8,7 +8,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from ..autograd import tape
-from .registry import OPS, check_out, primitive, run_elementwise, torch_type_name
+from .registry import OPS, check_out, check_out_grad, primitive, run_elementwise, torch_type_name
 
 __all__ = []
 
@@ -204,8 +204,11 @@ def _is_integral_division(a, b) -> bool:
     return not dtypes.result_type(a, b).is_floating_point
 
 
-def _check_divisor(b):
-    """Integer division by zero has no IEEE answer: refuse it before any kernel runs."""
+def _check_divisor(a, b):
+    """Integer division by zero has no IEEE answer: refuse it before any kernel runs. Bool has
+    no division kernel at all, and PyTorch reports that first."""
+    if dtypes.result_type(a, b) is dtypes.bool:
+        return
     if hasattr(b, "_storage"):
         if b.dtype.is_floating_point:
             return
@@ -227,12 +230,18 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
-    if _is_integral_division(input, other):
-        _check_divisor(other)
-        op = OPS["trunc_divide" if rounding_mode == "trunc" else "floor_divide"]
-        return run_elementwise(op, (input, other), out)
-    q = run_elementwise(OPS["div"], (input, other))
-    return run_elementwise(OPS["trunc" if rounding_mode == "trunc" else "floor"], (q,), out)
+    integral = _is_integral_division(input, other)
+    if integral:
+        _check_divisor(input, other)
+    elif out is not None:
+        check_out_grad("div", out, input, other)
+    inputs = (input, other)
+    if rounding_mode == "trunc" or integral or out is not None or not (
+            tape.should_record(inputs) or tape.has_tangents(inputs)):
+        return run_elementwise(OPS["trunc_divide" if rounding_mode == "trunc" else "floor_divide"], inputs, out)
+    # floor_divide's kernel under div's node (zero derivatives), not its own (which raises).
+    result = run_elementwise(OPS["floor_divide"], (tape.plain(input), tape.plain(other)))
+    return tape.record_result(OPS["div_floor"], inputs, result)
 
 
 divide = true_divide = div
@@ -243,8 +252,11 @@ __all__ += ["divide", "true_divide"]
 def floor_divide(input, other, *, out=None):
     """floor_divide(input, other, *, out=None) -> Tensor
 
-    Division rounded towards negative infinity."""
-    return div(input, other, rounding_mode="floor", out=out)
+    Division rounded towards negative infinity. Unlike ``div(..., rounding_mode='floor')``, it has
+    no derivative: its backward raises, as PyTorch's."""
+    if _is_integral_division(input, other):
+        _check_divisor(input, other)
+    return run_elementwise(OPS["floor_divide"], (input, other), out)
 
 
 @_public
@@ -253,7 +265,7 @@ def remainder(input, other, *, out=None):
 
     Python's modulus: the result has the sign of the divisor."""
     if _is_integral_division(input, other):
-        _check_divisor(other)
+        _check_divisor(input, other)
     return run_elementwise(OPS["remainder"], (input, other), out)
 
 
@@ -263,7 +275,7 @@ def fmod(input, other, *, out=None):
 
     C's fmod: the remainder has the sign of the dividend."""
     if _is_integral_division(input, other):
-        _check_divisor(other)
+        _check_divisor(input, other)
     return run_elementwise(OPS["fmod"], (input, other), out)
 
 
@@ -355,7 +367,24 @@ def lerp(input, end, weight, *, out=None):
     """lerp(input, end, weight, *, out=None) -> Tensor
 
     Linear interpolation: input + weight * (end - input)."""
+    _check_lerp(input, end, weight)
     return run_elementwise(OPS["lerp"], (input, end, weight), out)
+
+
+def _check_lerp(input, end, weight):
+    """PyTorch's lerp promotes nothing: start, end and a weight of 1 or more dims share one
+    floating dtype (a 0-d weight counts as a number)."""
+    if not isinstance(input, Tensor):
+        return
+    d = input.dtype
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype is not d and (t.ndim or name == "end"):
+            raise RuntimeError(f"expected dtype {dtypes.C_NAMES[d]} for `{name}` but got dtype "
+                               f"{dtypes.C_NAMES[t.dtype]}")
+    if not d.is_floating_point and not (isinstance(weight, Tensor) and weight.ndim == 0
+                                        and weight.dtype.is_floating_point):
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_type_name(d)}\'')
 
 
 @_public

@@ -42,13 +42,23 @@ def _zeros(shape, like):
     return zeros(shape, dtype=like.dtype, device=like.device)
 
 
-def _in_place(raw, out_of_place, self, args, others=(), may_overlap=False):
+def check_no_overlap(self, reads) -> None:
+    """Refuse to write into ``self`` while reading an index or a source that shares its memory,
+    as PyTorch does for its index-driven writes."""
+    for t in reads:
+        if getattr(t, "_storage", None) is self._storage:
+            shapes.check_no_partial_overlap(self, t, full=True)
+
+
+def _in_place(raw, out_of_place, self, args, others=(), may_overlap=False, index=None):
     """Run an in-place op: directly when nothing is differentiated, else through the
     differentiable out-of-place op written back into ``self``. Only fills (``may_overlap``)
-    accept a ``self`` whose elements share memory, as in PyTorch."""
+    accept a ``self`` whose elements share memory, as in PyTorch. Nor may ``index`` or the
+    tensors in ``others`` share memory with ``self``."""
     from .methods import inplace_apply
     if not may_overlap:
         shapes.check_no_internal_overlap(self._shape, self._strides)
+    check_no_overlap(self, (index,) + others)
     if tape.should_record((self,) + others) or tape.has_tangents((self,) + others):
         tape.check_inplace(self, others)
         return inplace_apply(self, out_of_place, args, {})
@@ -239,7 +249,7 @@ def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
         src = value
     others = (src,) if isinstance(src, _tensor_type()) else ()
     return _in_place(lambda s: _scatter_raw(s, dim, index, src, _reduce_mode(reduce)),
-                     lambda s: scatter(s, dim, index, src, reduce=reduce), input, (), others)
+                     lambda s: scatter(s, dim, index, src, reduce=reduce), input, (), others, index=index)
 
 
 def scatter_add(input, dim, index, src):
@@ -254,7 +264,7 @@ def scatter_add(input, dim, index, src):
 def scatter_add_(input, dim, index, src):
     """In-place version of :func:`scatter_add`."""
     return _in_place(lambda s: _scatter_raw(s, dim, index, src, 1, "scatter_add"),
-                     lambda s: scatter_add(s, dim, index, src), input, (), (src,))
+                     lambda s: scatter_add(s, dim, index, src), input, (), (src,), index=index)
 
 
 # ----------------------------------------------------------------------------------- index_*
@@ -355,11 +365,28 @@ def _index_put_along(self, dim, index, source, mode, opname):
         _check_range(idx, d, size, IndexError, lo=-size)
         if n:
             idx = idx.remainder(size)
+    elif opname == "index_add_":
+        _check_index_add_range(x, idx, d, size)
     else:
-        _check_range(idx, d, size, RuntimeError if opname == "index_add_" else IndexError)
+        _check_range(idx, d, size, IndexError)
     out_strides, ds = _dim_strides(x, d)
     idx_strides = tuple(idx._strides[0] if k == d else 0 for k in range(x.ndim))
     _kernels(x).run_scatter(x, shape, out_strides, idx, idx_strides, src, src_strides, ds, mode)
+
+
+def _check_index_add_range(x, idx, d, size):
+    """index_add_'s index check, as PyTorch's CPU kernel words it: along the outer or the
+    innermost dim of a tensor of two or more dims it adds through index_put_ (RuntimeError naming
+    the index), skipped entirely when the tensor is empty; elsewhere it adds slice by slice
+    (IndexError)."""
+    if x.ndim > 1:
+        if x.numel() == 0:
+            return
+        if d in (0, x.ndim - 1):
+            _check_range(idx, d, size, RuntimeError)
+            return
+    if _kernels(idx).first_out_of_range(idx, 0, size) is not None:
+        raise IndexError("index out of range in self")
 
 
 def _check_index_along(index, opname):
@@ -392,7 +419,8 @@ def index_add_(input, dim, index, source, *, alpha=1):
     """In-place version of :func:`index_add`."""
     src = _scale(source, alpha) if alpha != 1 else source
     return _in_place(lambda s: _index_put_along(s, dim, index, src, 1, "index_add_"),
-                     lambda s: index_add(s, dim, index, source, alpha=alpha), input, (), (source,))
+                     lambda s: index_add(s, dim, index, source, alpha=alpha), input, (), (source,),
+                     index=index)
 
 
 def index_copy(input, dim, index, source):
@@ -407,7 +435,7 @@ def index_copy(input, dim, index, source):
 def index_copy_(input, dim, index, source):
     """In-place version of :func:`index_copy`."""
     return _in_place(lambda s: _index_put_along(s, dim, index, source, 0, "index_copy_"),
-                     lambda s: index_copy(s, dim, index, source), input, (), (source,))
+                     lambda s: index_copy(s, dim, index, source), input, (), (source,), index=index)
 
 
 def index_fill(input, dim, index, value):
@@ -428,7 +456,7 @@ def index_fill_(input, dim, index, value):
     """In-place version of :func:`index_fill`."""
     v = value.item() if hasattr(value, "_storage") and value.ndim == 0 else value
     return _in_place(lambda s: _index_put_along(s, dim, index, v, 0, "index_fill_"),
-                     lambda s: index_fill(s, dim, index, value), input, (), may_overlap=True)
+                     lambda s: index_fill(s, dim, index, value), input, (), may_overlap=True, index=index)
 
 
 # ----------------------------------------------------------------------------------- take / put
@@ -501,7 +529,7 @@ def put(input, index, source, accumulate=False):
 def put_(input, index, source, accumulate=False):
     """In-place version of :func:`put`."""
     return _in_place(lambda s: _put_raw(s, index, source, accumulate),
-                     lambda s: put(s, index, source, accumulate), input, (), (source,))
+                     lambda s: put(s, index, source, accumulate), input, (), (source,), index=index)
 
 
 from .scatter_reduce import index_reduce, index_reduce_, scatter_reduce, scatter_reduce_  # noqa: E402,F401

@@ -40,19 +40,20 @@ def _check_types(items):
 
 
 def _expand_index(index, ndim):
-    """The index as a list with its Ellipsis replaced by full slices (a second one is empty)."""
+    """The index as a list of (item, its position in ``index``) with its Ellipsis replaced by
+    full slices (a second one is empty)."""
     items = list(index) if isinstance(index, tuple) else [index]
     consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     out, seen = [], False
-    for i in items:
+    for pos, i in enumerate(items):
         if i is Ellipsis:
             if not seen:
-                out.extend([slice(None)] * (ndim - consumed))
+                out.extend([(slice(None), pos)] * (ndim - consumed))
             seen = True
         else:
-            out.append(i)
+            out.append((i, pos))
     return out
 
 
@@ -79,8 +80,7 @@ def basic_index(x, index):
     items = _expand_index(index, x.ndim)
     out = x
     dim = 0   # dim of ``out`` the next item applies to
-    src = 0   # dim of ``x`` it applies to, for error messages
-    for i in items:
+    for i, pos in items:
         if i is None:
             out = views.unsqueeze(out, dim)
             dim += 1
@@ -94,9 +94,9 @@ def basic_index(x, index):
         else:
             k = _as_int(i)
             if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {src} with size {size}")
+                # PyTorch names the int's position in the index, not a dim.
+                raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
             out = views.select(out, dim, k)
-        src += 1
     return views._alias(out) if out is x else out
 
 
@@ -128,18 +128,22 @@ def setitem(x, index, value):
     items = index if isinstance(index, tuple) else (index,)
     _check_types(items)
     if all(_is_basic(i) for i in items):
-        target = basic_index(x, index)
-        if hasattr(value, "_storage"):
-            target.copy_(value)
-        elif x._requires_grad:
-            target.copy_(_scalar_tensor(value, x))
-        else:
-            target.fill_(value)
-        if target._storage is x._storage and target is not x:
-            _rebase_view_write(x, target)
+        write_view(x, basic_index(x, index), value)
         return
     from . import advanced
     advanced.setitem(x, index, value)
+
+
+def write_view(x, target, value):
+    """Write ``value`` (broadcast) into ``target``, a view of ``x`` made by basic indexing."""
+    if hasattr(value, "_storage"):
+        target.copy_(value)
+    elif x._requires_grad:
+        target.copy_(_scalar_tensor(value, x))
+    else:
+        target.fill_(value)
+    if target._storage is x._storage and target is not x:
+        _rebase_view_write(x, target)
 
 
 def nonzero(input, *, as_tuple=False):

@@ -65,6 +65,13 @@ def _check_same_dtype(a, b):
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 
+def _check_batch_dtype(a, b):
+    # Batched products word the mismatch as PyTorch's bmm does, not as mm does.
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {torch_type_name(a.dtype)} but found {torch_type_name(b.dtype)}")
+    _check_same_dtype(a, b)
+
+
 def _kernels(device):
     if device.type == "cuda":
         from ..backends.cuda import matmul as kernels
@@ -162,7 +169,7 @@ def _check_bmm(batch1, batch2):
         raise RuntimeError("batch1 must be a 3D tensor")
     if batch2.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    _check_same_dtype(batch1, batch2)
+    _check_batch_dtype(batch1, batch2)
     b, _, k = batch1._shape
     if batch2._shape[:2] != (b, k):
         _batch_mismatch(b, k, *batch2._shape[:2])
@@ -242,7 +249,8 @@ def matmul(input, other, *, out=None):
         # Fold the batch into the rows: one large gemm instead of many small ones.
         k = input._shape[-1]
         lead = input._shape[:-1]
-        r = matmul(input.reshape(-1, k), other)
+        # The row count is spelled out: -1 is ambiguous when k is 0.
+        r = matmul(input.reshape(shapes.prod(lead), k), other)
         # r is a fresh product nothing else reads: PyTorch's unsafe view of it, not a copy.
         r = views._unsafe_view(r, lead + r._shape[1:])
     else:
@@ -257,7 +265,7 @@ def _batched(a, b):
         a = a.unsqueeze(0)
     if squeeze_b:
         b = b.unsqueeze(1)
-    _check_same_dtype(a, b)
+    _check_batch_dtype(a, b)
     batch = shapes.broadcast_shapes(a._shape[:-2], b._shape[:-2])
     m, k = a._shape[-2:]
     if b._shape[-2] != k:
@@ -280,7 +288,7 @@ def inner(input, other, *, out=None):
                            f"[{', '.join(map(str, input._shape))}] and [{', '.join(map(str, other._shape))}]")
     if input.ndim == 1 and other.ndim == 1:
         return dot(input, other, out=out)
-    r = mm(input.reshape(-1, k), other.reshape(-1, k).t())
+    r = mm(input.reshape(shapes.prod(input._shape[:-1]), k), other.reshape(shapes.prod(other._shape[:-1]), k).t())
     return _write_out(r.reshape(input._shape[:-1] + other._shape[:-1]), out)
 
 
@@ -313,12 +321,18 @@ def _same_dtype3(name, input, a, b):
                            f"{torch_type_name(b.dtype)}")
 
 
+def check_addmm_dtypes(input, mat1, mat2):
+    """PyTorch's dtype checks of addmm, in its order (``linear`` with a bias makes the same)."""
+    for name, t in (("self", input), ("mat1", mat1)):
+        if t.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {torch_type_name(t.dtype)} "
+                               f"and {torch_type_name(mat2.dtype)}")
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * (mat1 @ mat2)."""
+    check_addmm_dtypes(input, mat1, mat2)
     _check_mm(mat1, mat2)
-    if input.dtype is not mat1.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {torch_type_name(input.dtype)} "
-                           f"and {torch_type_name(mat1.dtype)}")
     # One node, as PyTorch's: the sum is formed in place in the fresh product.
     r = _raw_product(mat1.detach(), mat2.detach(), (mat1._shape[0], mat2._shape[1]))
     return _fused(_addmm_op, (input, mat1, mat2), r, beta, alpha, out)
@@ -443,7 +457,8 @@ _baddbmm_op = primitive("baddbmm", 3, vjp=_addmm_op.vjp, jvp=_addmm_op.jvp)
 def _batch_sum_product(batch1, batch2):
     # The sum over the batch is one gemm over the concatenated inner dims.
     n, p = batch1._shape[1], batch2._shape[2]
-    return mm(batch1.permute(1, 0, 2).reshape(n, -1), batch2.reshape(-1, p))
+    k = batch1._shape[0] * batch1._shape[2]
+    return mm(batch1.permute(1, 0, 2).reshape(n, k), batch2.reshape(k, p))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):

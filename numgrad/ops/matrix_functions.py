@@ -369,6 +369,9 @@ def logdet(input):
 
 def cholesky(input, upper=False, *, out=None):
     """cholesky(input, upper=False) -> Tensor: alias of :func:`numgrad.linalg.cholesky`."""
+    if not input.dtype.is_floating_point:
+        # This older entry point reaches the LAPACK kernel before any dtype check.
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{torch_type_name(input.dtype)}'")
     return D.cholesky(input, upper=upper, out=out)
 
 

@@ -16,7 +16,7 @@ from . import statistics as S
 from . import views as V
 from . import copying as C
 from . import splitting as SP
-from .registry import OPS, backend, run_elementwise, run_in_place, torch_type_name
+from .registry import OPS, backend, can_cast, run_elementwise, run_in_place, torch_type_name
 from ..autograd import tape as _tape
 from ..autograd.grad_mode import _state as _grad_state
 
@@ -170,6 +170,10 @@ def _check_inplace(self, result):
         raise RuntimeError(
             f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast shape "
             f"[{', '.join(map(str, result.shape))}]")
+    # As ``out=`` is checked: a float result (and its history) must not land in an integer self.
+    if not can_cast(result.dtype, self.dtype):
+        raise RuntimeError(f"result type {torch_type_name(result.dtype)} can't be cast to the desired output "
+                           f"type {torch_type_name(self.dtype)}")
 
 
 for _name, _fn in METHODS.items():
@@ -205,6 +209,7 @@ from . import advanced as _advanced, gather as _gather, movement as _movement, s
 for _mod in (_advanced, _gather, _movement, _sorting):
     for _name in _mod.__all__ + list(_mod.TENSOR_METHODS):
         setattr(Tensor, _name, _method(getattr(_mod, _name)))
+Tensor.flip = _method(_movement._flip_method)  # dims also one by one: x.flip(0, 1)
 from . import comparisons as _comparisons  # noqa: E402
 for _name in _comparisons.__all__:
     setattr(Tensor, _name, _method(getattr(_comparisons, _name)))

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes, shapes
 from ..autograd.tape import plain as _plain, record_result as _record
+from ..storage import host_buffer
 from .registry import Op, can_cast, primitive, torch_type_name, write_out as _out
 from .views import _diagonal_backward
 
@@ -293,7 +294,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         x = x.expand(shape)
         out_shape = list(input.shape)
         out_shape[d] *= repeats
-        return x.reshape(out_shape) if x.numel() else _empty_like_shape(input, out_shape)
+        # An empty result still has a history (and a storage of its own), as PyTorch's does.
+        return x.reshape(out_shape) if x.numel() else x.clone().reshape(out_shape)
     if repeats.ndim != 1 or repeats._shape[0] != input._shape[d]:
         raise RuntimeError("repeats must have the same size as input along dim")
     return input.index_select(d, _repeat_indices(repeats))
@@ -309,7 +311,7 @@ def _repeat_indices(repeats):
     if K.first_out_of_range(repeats, 0, np.iinfo(np.int64).max) is not None:
         raise RuntimeError("repeats can not be negative")
     total = int(repeats.sum().item()) if repeats.numel() else 0
-    out = np.empty(total, dtype=np.int64)
+    out = host_buffer(np.empty, total, np.int64)
     K.repeat_index(counts, out)
     return _tensor_type()._from_numpy_array(out)
 
@@ -498,6 +500,17 @@ def diagflat(input, offset=0):
     """diagflat(input, offset=0) -> Tensor: the flattened input on a diagonal of a square matrix."""
     return diag_embed(input.reshape(-1), offset, 0, 1)
 
+
+def _flip_method(input, *dims, **kwargs):
+    """Tensor.flip(*dims): the dims as one sequence or one by one, as ``x.flip(0, 1)``."""
+    if kwargs or not dims:
+        if not kwargs:
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
+        return flip(input, *dims, **kwargs)
+    return flip(input, dims[0] if len(dims) == 1 else dims)
+
+
+_flip_method.__name__ = _flip_method.__qualname__ = "flip"
 
 TENSOR_METHODS = {"repeat": repeat, "tril_": tril_, "triu_": triu_}
 

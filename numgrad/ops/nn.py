@@ -62,8 +62,8 @@ def _rowwise(op, x, dim, dtype, log: bool):
     if dtype is not None:
         x = x.to(dtypes.as_dtype(dtype))
     if not x.dtype.is_floating_point:
-        raise RuntimeError(f'"{op.name}_lastdim_kernel_impl" not implemented for '
-                           f"'{_type_name(x.dtype)}'")
+        raise NotImplementedError(f'"{op.name}_lastdim_kernel_impl" not implemented for '
+                                  f"'{_type_name(x.dtype)}'")
     if x.dtype is dtypes.float16:
         # float16 is a storage format on the CPU: compute in float32 (differentiably).
         return _rowwise(op, x.float(), dim, None, log).half()
@@ -336,6 +336,7 @@ def class_nll(logp, target, reduction: str, ignore_index: int):
     inputs = (logp,)
     if not (tape.should_record(inputs) or tape.has_tangents(inputs)):
         return out
-    if scale != 1.0:
+    if scale != 1.0 and count:
+        # With every sample ignored, all weights stay 0: the gradient is 0, not 0 * NaN.
         weights.mul_(scale)
     return _finish(_nll, inputs, out, {"rows": rows, "weights": weights, "reduction": reduction})

@@ -119,8 +119,10 @@ def nanmedian(input, dim=None, keepdim: bool = False, *, out=None):
         if out is not None:
             raise TypeError("nanmedian() missing 1 required positional arguments: \"dim\"")
         if x.numel() == 0:
-            return full((), dtypes.nan_or_min(x.dtype), dtype=x.dtype, device=x.device)
-        return record_result(_nanmedian_op, (input,), _nan_median(x.reshape(-1), 0)[0].reshape(()))
+            values = full((), dtypes.nan_or_min(x.dtype), dtype=x.dtype, device=x.device)
+        else:
+            values = _nan_median(x.reshape(-1), 0)[0].reshape(())
+        return record_result(_nanmedian_op, (input,), values)
     if out is not None:
         _check_out(x, out_pair("nanmedian", out))
     d = shapes.normalize_dim(dim, x.ndim)

@@ -130,6 +130,18 @@ def _maxmin_jvp(t, ans, x, dims, keepdim, dtype):
     return sum(t * mask, dims, keepdim) / sum(mask, dims, keepdim)
 
 
+def _evenly_vjp(g, ans, x):
+    # max(), min() and median() of all elements, as PyTorch's evenly_distribute_backward: the
+    # elements equal to the result share the cotangent (the NaN ones for a NaN result, where
+    # x == ans holds nowhere), the others get exactly 0.
+    mask = (x == ans) | (x != x) & (ans != ans)
+    return _where(mask, g / sum(mask), 0)
+
+
+def _evenly_jvp(t, ans, x):
+    return _maxmin_jvp(t, ans, x, (), False, None)
+
+
 def _max_combine(acc, x):
     if acc != acc:
         return acc
@@ -153,8 +165,11 @@ _nansum = reduction("nansum", lambda acc, x: acc + x if x == x else acc, reassoc
                     jvp=(_nansum_jvp,))
 _prod = reduction("prod", lambda acc, x: acc * x, vjp=(_prod_vjp,), jvp=(_prod_jvp,),
                   variants={"dim": "ProdBackward1"})
-_amax = reduction("amax", _max_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,), variants={"max": "MaxBackward1"})
-_amin = reduction("amin", _min_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,), variants={"min": "MinBackward1"})
+_amax = reduction("amax", _max_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,))
+_amin = reduction("amin", _min_combine, vjp=(_maxmin_vjp,), jvp=(_maxmin_jvp,))
+# max() and min() of all elements run amax's and amin's kernels; their rules differ at NaN.
+_max_all = primitive("max_all", 1, vjp=(_evenly_vjp,), jvp=(_evenly_jvp,), backward_name="MaxBackward1")
+_min_all = primitive("min_all", 1, vjp=(_evenly_vjp,), jvp=(_evenly_jvp,), backward_name="MinBackward1")
 _any = reduction("any", lambda acc, x: acc or x != 0, differentiable=False)
 _all = reduction("all", lambda acc, x: acc and x != 0, differentiable=False)
 
@@ -280,13 +295,31 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _write_out(run_reduction(_amin, input, dim, keepdim), out)
 
 
+def _no_dims(dim) -> bool:
+    return (dim.__class__ is tuple or dim.__class__ is list) and len(dim) == 0
+
+
+def _nonzero_elementwise(input):
+    """any/all over no dims: each element tested on its own (uint8 stays uint8, as in PyTorch)."""
+    result = input != 0
+    return result.to(dtypes.uint8) if input.dtype is dtypes.uint8 else result
+
+
 def any(input, dim=None, keepdim=False, *, out=None):
-    """any(input, dim=None, keepdim=False, *, out=None) -> Tensor: True where any element is nonzero."""
+    """any(input, dim=None, keepdim=False, *, out=None) -> Tensor: True where any element is nonzero.
+
+    Unlike sum's, an empty ``dim`` reduces nothing: the result is elementwise."""
+    if _no_dims(dim):
+        return _write_out(_nonzero_elementwise(input), out)
     return _write_out(run_reduction(_any, input, dim, keepdim), out)
 
 
 def all(input, dim=None, keepdim=False, *, out=None):
-    """all(input, dim=None, keepdim=False, *, out=None) -> Tensor: True where every element is nonzero."""
+    """all(input, dim=None, keepdim=False, *, out=None) -> Tensor: True where every element is nonzero.
+
+    Unlike sum's, an empty ``dim`` reduces nothing: the result is elementwise."""
+    if _no_dims(dim):
+        return _write_out(_nonzero_elementwise(input), out)
     return _write_out(run_reduction(_all, input, dim, keepdim), out)
 
 
@@ -304,9 +337,7 @@ def _select_jvp(t, ans, x, dim, keepdim, indices):
 
 _max_dim = primitive("max_dim", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backward_name="MaxBackward0")
 _min_dim = primitive("min_dim", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backward_name="MinBackward0")
-_median = primitive("median", 1, vjp=(lambda g, ans, x: _maxmin_vjp(g, ans, x, (), False, None),),
-                    jvp=(lambda t, ans, x: _maxmin_jvp(t, ans, x, (), False, None),),
-                    backward_name="MedianBackward0")
+_median = primitive("median", 1, vjp=(_evenly_vjp,), jvp=(_evenly_jvp,), backward_name="MedianBackward0")
 _median_dim = primitive("median_dim", 1, vjp=(_select_vjp,), jvp=(_select_jvp,),
                         backward_name="MedianBackward1")
 _mode_dim = primitive("mode", 1, vjp=(_select_vjp,), jvp=(_select_jvp,), backward_name="ModeBackward0")
@@ -352,7 +383,8 @@ def _max_or_min(x, dim, keepdim, out, is_max):
         from . import functional_elementwise as F
         return (F.maximum if is_max else F.minimum)(x, dim, out=out)
     if dim is None:
-        return _write_out(run_reduction(_amax if is_max else _amin, x, None, False, name=name), out)
+        values = run_reduction(_amax if is_max else _amin, _plain(x), None, False, name=name)
+        return _write_out(tape.record_result(_max_all if is_max else _min_all, (x,), values), out)
     values, indices = _select(_max_dim if is_max else _min_dim, "argext", name, x, dim, keepdim, is_max)
     if out is not None:
         _write_out(values, out[0])
@@ -400,11 +432,12 @@ def median(input, dim=None, keepdim=False):
 
     The lower median (no averaging of the two middle values); NaN if the row holds a NaN."""
     if dim is None:
-        if input.numel() == 0:
-            from ..creation import full
-            return full((), dtypes.nan_or_min(input.dtype), dtype=input.dtype, device=input.device)
         x = input
-        values = _select(None, "median", "median", _plain(x).reshape(-1), 0, False)[0]
+        if x.numel() == 0:
+            from ..creation import full
+            values = full((), dtypes.nan_or_min(x.dtype), dtype=x.dtype, device=x.device)
+        else:
+            values = _select(None, "median", "median", _plain(x).reshape(-1), 0, False)[0]
         if tape.should_record((x,)):
             tape.record(_median, (x,), values)
         if tape.has_tangents((x,)):

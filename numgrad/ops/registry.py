@@ -176,9 +176,24 @@ def compute_dtype(op: Op, rt: dtypes.dtype) -> dtypes.dtype:
     if rt is dtypes.bool and not op.bool_ok:
         if op.result == "bool":
             return rt
-        raise RuntimeError(
-            f"{op.name}: operation not supported for bool tensors; convert with .to(numgrad.int64) or .float()")
+        if op.name in _BOOL_MESSAGES:
+            raise RuntimeError(_BOOL_MESSAGES[op.name])
+        # PyTorch has no bool kernel for these: its dispatcher raises NotImplementedError.
+        raise NotImplementedError(f'"{_CPU_KERNEL.get(op.name, op.name + "_cpu")}" not implemented for \'Bool\'')
     return rt
+
+
+# The ops whose bool inputs PyTorch refuses with a message of its own (a RuntimeError), and the
+# names of PyTorch's CPU kernels where they are not the op's name followed by "_cpu".
+_BOOL_MESSAGES = {
+    "neg": "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+           "mask, use the `~` or `logical_not()` operator instead.",
+    "relu": "Boolean inputs not supported for relu",
+}
+_CPU_KERNEL = {"ceil": "ceil_vml_cpu", "floor": "floor_vml_cpu", "round": "round_vml_cpu",
+               "trunc": "trunc_vml_cpu", "pow": "pow", "bitwise_left_shift": "lshift_cpu",
+               "bitwise_right_shift": "rshift_cpu", "floor_divide": "div_floor_cpu",
+               "trunc_divide": "div_trunc_cpu"}
 
 
 def can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:

@@ -14,7 +14,7 @@ from .. import dtypes, shapes
 from ..autograd.tape import plain as _plain
 from .functional_elementwise import where
 from .gather import (_as_nd, _check_range, _check_vector_index, _copy, _fmt, _in_place, _kernels, _record,
-                     _scatter_args, _tensor_type, _zeros, gather, scatter, scatter_add)
+                     check_no_overlap, _scatter_args, _tensor_type, _zeros, gather, scatter, scatter_add)
 from .registry import primitive, torch_type_name, write_out
 
 __all__ = ["scatter_reduce", "index_reduce"]
@@ -195,7 +195,7 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     # The derivatives read the input's old values, which the write into it would overwrite.
     return _in_place(lambda s: _scatter_reduce_raw(s, dim, index, src, reduce, include_self),
                      lambda s: scatter_reduce(s.clone(), dim, index, src, reduce, include_self=include_self),
-                     input, (), (src,))
+                     input, (), (src,), index=index)
 
 
 # ----------------------------------------------------------------------------------- index_reduce
@@ -240,5 +240,6 @@ _index_reduce_op = primitive("index_reduce", 2, vjp=(_vjp_input, _vjp_src), jvp=
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
     """In-place version of :func:`index_reduce`."""
+    check_no_overlap(input, (index, source))
     d, idx = _index_as_scatter(input, dim, index, source, reduce)
     return scatter_reduce_(input, d, idx, source, reduce, include_self=include_self)

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes, shapes
 from ..autograd import tape
+from ..storage import host_buffer
 from .reductions import _return_type
 from .registry import check_out_grad, primitive, torch_type_name
 
@@ -130,9 +131,14 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 
     The ``k`` largest (smallest with ``largest=False``) elements along ``dim``, in sorted order,
     and their indices."""
+    if input.dtype is dtypes.bool and input.device.type == "cpu":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     n = (input.shape[dim] if input.ndim else 1)
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if not input.ndim:
+        # PyTorch returns the one element of a 0-d input even for k = 0.
+        k = 1
     v, i = _sorted(input, dim, largest, k, _topk_op)
     return _write_out(topk_result(v, i), out)
 
@@ -140,6 +146,8 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """kthvalue(input, k, dim=-1, keepdim=False) -> (Tensor, LongTensor): the ``k``-th smallest
     element along ``dim`` and its index."""
+    if input.dtype is dtypes.bool:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     d = shapes.normalize_dim(dim, input.ndim)
     n = input.shape[d] if input.ndim else 1
     if n == 0:
@@ -317,7 +325,9 @@ def bincount(input, weights=None, minlength=0):
     value in a 1-D non-negative integer tensor (or the sum of ``weights`` at them)."""
     from ..backends.cpu import index as K
     Tensor = _tensor_type()
-    if input.ndim != 1 or input.dtype.is_floating_point or input.dtype is dtypes.bool:
+    if input.dtype.is_floating_point or input.dtype is dtypes.bool:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{torch_type_name(input.dtype)}'")
+    if input.ndim != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if not isinstance(minlength, numbers.Integral) or isinstance(minlength, (bool, np.bool_)):
         raise TypeError(f"bincount(): argument 'minlength' must be int, not {type(minlength).__name__}")
@@ -330,12 +340,12 @@ def bincount(input, weights=None, minlength=0):
     x = np.ascontiguousarray(input._np_view(), dtype=np.int64)
     n = max(int(input.amax().item()) + 1 if x.size else 0, minlength)
     if weights is None:
-        out = np.zeros(n, dtype=np.int64)
+        out = host_buffer(np.zeros, n, np.int64)
         K.bincount(x, x, False, out)
     else:
         wt = np.float32 if weights.dtype is dtypes.float32 else np.float64
         w = np.ascontiguousarray(weights.detach()._np_view(), dtype=wt)
-        out = np.zeros(n, dtype=wt)
+        out = host_buffer(np.zeros, n, wt)
         K.bincount(x, w, True, out)
     return Tensor._from_numpy_array(out)
 
@@ -359,7 +369,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         raise RuntimeError(f"torch.histc: range of [{lo}, {hi}] is not finite")
     if lo > hi:
         raise RuntimeError(f"torch.histogram(): max must be larger than min, but got min {lo} max {hi}")
-    counts = np.zeros(bins, dtype=np.float64)
+    counts = host_buffer(np.zeros, bins, np.float64)
     if x.size:
         K.histc(x, lo, hi, counts)
     result = Tensor._from_numpy_array(counts.astype(input.dtype.numpy))

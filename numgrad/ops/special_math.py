@@ -77,9 +77,10 @@ def digamma(x):
         return _digamma_positive(x)
     if _is_pole(x):
         return _NAN
-    # Reflection: psi(x) = psi(1 - x) - pi / tan(pi x); tan has period pi, so the fractional
-    # part of x gives it without the rounding of pi * x for large |x|.
-    r = x - math.floor(x)
+    # Reflection: psi(x) = psi(1 - x) - pi / tan(pi x); tan has period pi, so x less its nearest
+    # integer gives it without the rounding of pi * x for large |x|. That difference is exact,
+    # also near 0, where x - floor(x) would round 1 - 1e-30 to 1 (and pi / tan(pi) is ~1e16).
+    r = x - math.floor(x + 0.5)
     return _digamma_positive(1.0 - x) - _PI / math.tan(_PI * r)
 
 
@@ -120,6 +121,11 @@ def polygamma(n, x):
         return (1.0 if n % 2 == 1 else -1.0) * _INF
     if x > 0.0:
         return _polygamma_positive(n, x)
+    if x > -0.5:
+        # One step of the recurrence from x + 1 keeps the pole term exact; 1 - (x + 1) below
+        # would lose x near 0.
+        sign = 1.0 if n % 2 == 0 else -1.0
+        return _polygamma_positive(n, x + 1.0) - sign * math.gamma(n + 1.0) / x ** (n + 1)
     # x = r - m with 0 < r < 1: the m terms of the recurrence down from r are a sum over
     # (1 - r) + k, k < m, which two values at positive points give in closed form, so the cost
     # does not grow with |x|.

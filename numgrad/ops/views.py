@@ -100,11 +100,9 @@ def _view_dtype(input, dtype):
             shape[-1] *= r
             strides = [st * r for st in strides[:-1]] + [1]
             offset *= r
-    out = Tensor._make(input._storage.reinterpret(dtype), tuple(shape), tuple(strides), offset, dtype)
-    out._base = input if input._base is None else input._base
-    if not _grad_state.enabled or input._base is not None and input._view_meta is not None:
-        _views_history.mark_view(input, out)
-    return out
+    # Not differentiable, as PyTorch's view(dtype), whatever the dtypes: an alias outside the
+    # graph (as detach() is), which never requires grad.
+    return Tensor._make(input._storage.reinterpret(dtype), tuple(shape), tuple(strides), offset, dtype)
 
 
 _SIZE_CLASSES = (tuple, shapes.Size, list)
@@ -358,6 +356,8 @@ def movedim(input, source, destination):
     for name, dims in (("source", src), ("destination", dst)):
         if len(set(dims)) != len(dims):
             raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
+    if nd == 0:
+        return _alias(input)
     order = [None] * nd
     for s, d in zip(src, dst):
         order[d] = s

@@ -6,6 +6,7 @@ import numpy as np
 from ... import shapes
 from ...dtypes import scalar_as
 from ...devices import CPU
+from ...storage import host_buffer, out_of_memory
 from . import elementwise as _ew
 
 _F32 = np.dtype(np.float32)
@@ -35,7 +36,7 @@ def elementwise(op, compute, result, inputs, shape):
     operands = [_operand(x, shape, compute_np) for x in inputs]
     out_buf = result._storage.data
     if out_buf.dtype == _F16:
-        tmp = np.empty(shapes.prod(shape), dtype=_F32)
+        tmp = host_buffer(np.empty, shapes.prod(shape), _F32)
         _ew.run(op, compute_np, tmp, 0, shapes.contiguous_strides(shape), shape, operands)
         result._np_view()[...] = tmp.reshape(shape)
         return
@@ -69,7 +70,10 @@ def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
     make, empty, cpu = Tensor._make, np.empty, CPU
 
     def run(inputs):
-        buf = empty(n, res_np)
+        try:
+            buf = empty(n, res_np)
+        except MemoryError:
+            raise out_of_memory(n * res_np.itemsize) from None
         launch(buf, 0, inputs)
         return make(Storage(buf, cpu), shape, strides, 0, result_dtype)
     return run
@@ -184,8 +188,8 @@ def cumulative_extreme(x, dim, want_max):
 def fill_affine(t, start, step):
     from . import fill
     data = t._storage.data
-    tmp = np.empty(t.numel(), dtype=np.float64 if t.dtype.is_floating_point or isinstance(step, float)
-                   or isinstance(start, float) else np.int64)
+    tmp = host_buffer(np.empty, t.numel(), np.float64 if t.dtype.is_floating_point or isinstance(step, float)
+                      or isinstance(start, float) else np.int64)
     fill.affine(tmp, tmp.dtype.type(start), tmp.dtype.type(step))
     t._np_view()[...] = tmp.astype(data.dtype) if data.dtype != _F16 else tmp
 
@@ -197,7 +201,7 @@ def fill_linspace(t, start, end, step):
     d = t.dtype.numpy
     buf = np.float32 if d in (np.float32, _F16) else np.float64
     mode = 2 if d == _F16 else 0 if d.kind == "f" else 1
-    tmp = np.empty(t.numel(), dtype=buf)
+    tmp = host_buffer(np.empty, t.numel(), buf)
     fill.linspace(tmp, buf(start), buf(end), buf(step), mode)
     # 2**63 becomes int64's smallest value, as x86 converts it in PyTorch's kernel.
     with np.errstate(invalid="ignore"):
@@ -208,7 +212,7 @@ def fill_logspace(t, start, end, step, base):
     """``t`` = base ** (start + step * i) for the first half, base ** (end - step * (n - 1 - i))
     for the second, in double precision, then converted to ``t``'s dtype."""
     from . import fill
-    tmp = np.empty(t.numel(), dtype=np.float64)
+    tmp = host_buffer(np.empty, t.numel(), np.float64)
     fill.logspace(tmp, float(start), float(end), float(step), float(base))
     if t.dtype.numpy == _F16:
         # A double becomes a half through a float, as in PyTorch.

@@ -23,6 +23,7 @@ CHUNKS = 8
 _HEADER = """\
 import numpy as np
 from numba import njit, prange, uint64
+from numgrad.backends.cpu.parallel import parallel_njit
 from numgrad.ops.registry import get_op
 _f = njit(error_model="numpy")(get_op({name!r}).math)
 _c = np.{compute}
@@ -43,7 +44,7 @@ def flat(n, out, oo, os, {args}):
             out[uint64(oo + i * os)] = _f({strided})
 
 
-@njit(parallel=True, **_K)
+@parallel_njit(**_K)
 def flat_par(n, out, oo, os, {args}, chunks):
     size = (n + chunks - 1) // chunks
     for c in prange(chunks):
@@ -76,7 +77,7 @@ def nd(shape, strides, offsets, out, {arrays}):
     nd_rows(0, rows, shape, strides, offsets, out, {arrays})
 
 
-@njit(parallel=True, **_K)
+@parallel_njit(**_K)
 def nd_par(shape, strides, offsets, out, {arrays}, chunks):
     rows = 1
     for d in range(shape.shape[0] - 1):
@@ -102,7 +103,7 @@ def flat_inplace(n, out, oo, os{rest_args}):
             out[j] = _f(_c(out[j]){strided_rest})
 
 
-@njit(parallel=True, **_K)
+@parallel_njit(**_K)
 def flat_inplace_par(n, out, oo, os{rest_args}, chunks):
     size = (n + chunks - 1) // chunks
     for c in prange(chunks):

@@ -13,6 +13,7 @@ from numba import njit, prange
 from ...memo import Memo
 from ... import shapes
 from ..iteration import plan
+from .parallel import parallel_njit
 
 # Waking threads costs more than a gather of fewer elements saves (and much more on a busy
 # machine), so only very large gathers run in parallel.
@@ -77,7 +78,7 @@ def gather(shape, strides, offsets, out, idx, src, dstride):
         _gather_row(out, po, so, idx, pi, si, src, ps, ss, dstride, inner)
 
 
-@njit(cache=True, nogil=True, parallel=True)
+@parallel_njit(cache=True, nogil=True)
 def gather_par(shape, strides, offsets, out, idx, src, dstride):
     """``gather`` with rows (or, for one dim, blocks of it) spread over threads."""
     nd = shape.shape[0]

@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from ... import shapes
+from ...storage import host_buffer, out_of_memory
 from . import blas
 from .parallel import note_blas
 
@@ -116,7 +117,7 @@ def bmm(a, b, out):
     m, n = out._shape[-2], out._shape[-1]
     o = out._np_view().reshape(-1, m, n)
     if o.dtype == _F16:
-        tmp = np.empty(o.shape, dtype=_F32)
+        tmp = host_buffer(np.empty, o.size, _F32).reshape(o.shape)
         bmm_arrays(x, y, ia, ib, tmp, ta, tb)
         o[...] = tmp
         return
@@ -151,7 +152,10 @@ def bmm_plan(a, b, out_shape):
     def run(a, b):
         x = nd(xs, dt, a._storage.data, a._offset * item, xst)
         y = nd(ys, dt, b._storage.data, b._offset * item, yst)
-        buf = empty(n_out, dt)
+        try:
+            buf = empty(n_out, dt)
+        except MemoryError:
+            raise out_of_memory(n_out * item) from None
         if blas.available():
             note_blas(work)
             _bmm_blas(x, y, ia, ib, buf.reshape(o_shape), ta, tb, blas.int_witness())
@@ -166,7 +170,10 @@ def bmm_plan(a, b, out_shape):
         # Plain matrices (the common case) skip building 3-d views of the operands.
         if not blas.available():
             return run(a, b)
-        buf = empty(n_out, dt)
+        try:
+            buf = empty(n_out, dt)
+        except MemoryError:
+            raise out_of_memory(n_out * item) from None
         note_blas(work)
         _mm_blas(a._storage.data, a._offset, b._storage.data, b._offset, buf, m, n, k, ta, tb,
                  blas.int_witness())

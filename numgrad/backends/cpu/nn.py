@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit, prange, uint64
 
-from .parallel import use_parallel
+from .parallel import parallel_njit, use_parallel
 
 PARALLEL_THRESHOLD = 1 << 17
 
@@ -66,7 +66,7 @@ def log_softmax_backward_rows(g, go, y, yo, out, rows, n):
             out[r * n + j] = g[gb + j] - math.exp(y[yb + j]) * s
 
 
-@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+@parallel_njit(cache=True, error_model="numpy", nogil=True)
 def softmax_rows_par(x, xo, out, rows, n, log, chunks):
     step = (rows + chunks - 1) // chunks
     for c in prange(chunks):
@@ -111,7 +111,7 @@ def im2col(x, xo, sn, sc, sh, sw, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pa
                             out[uint64(d + j)] = pad_value
 
 
-@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+@parallel_njit(cache=True, error_model="numpy", nogil=True)
 def im2col_par(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
                oh, ow, pad_value, out):
     for n in prange(N):
@@ -145,7 +145,7 @@ def col2im(cols, co, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, d
                             out[uint64(base + j * st_w)] += cols[uint64(row + j)]
 
 
-@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+@parallel_njit(cache=True, error_model="numpy", nogil=True)
 def col2im_par(cols, co, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, out):
     for n in prange(N):
         col2im(cols, co, n, n + 1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, out)
@@ -281,7 +281,7 @@ def max_pool(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w
               oh, ow, values, indices)
 
 
-@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+@parallel_njit(cache=True, error_model="numpy", nogil=True)
 def max_pool_par(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
                  oh, ow, values, indices):
     """:func:`max_pool` with the samples spread over threads."""

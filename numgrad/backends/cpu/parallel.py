@@ -1,4 +1,4 @@
-"""When a kernel should take its parallel (``prange``) form.
+"""When a kernel should take its parallel (``prange``) form, and how it is launched safely.
 
 Fork-join loops finish only when every thread has finished its share: one descheduled thread
 stalls the whole loop for a scheduler time slice, far longer than the loop itself. Two causes
@@ -7,10 +7,16 @@ leaves a core idle (sampled at most twice a second). Our own BLAS: OpenBLAS's wo
 keep spinning on every core for about a tenth of a second after a threaded gemm, so Numba's
 thread pool waits that long after one before it starts (a training step, where a gemm comes
 every few hundred microseconds, runs its elementwise kernels serially and its gemms threaded).
+
+Every ``parallel=True`` kernel is compiled through :func:`parallel_njit`, whose launches hold a
+process-wide lock unless Numba's active threading layer is thread-safe: the workqueue layer
+(the one left where neither TBB nor OpenMP is installed) aborts the process when two threads
+enter parallel regions at once.
 """
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 import numba
@@ -45,3 +51,53 @@ def use_parallel(n: int, threshold: int) -> bool:
             idle = True
         _state[0], _state[1] = now, threads > 1 and idle
     return _state[1]
+
+
+# The layers whose thread pool may be entered by several threads at once.
+_THREAD_SAFE_LAYERS = frozenset({"tbb", "omp"})
+_launch_lock = threading.Lock()
+# [serialise, layer known]: launches serialise until the first one shows a thread-safe layer
+# (Numba picks the layer lazily, so it cannot be asked before then).
+_guard = [True, False]
+
+
+def _learn_layer() -> None:
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel region has run yet
+        return
+    _guard[1] = True
+    if layer in _THREAD_SAFE_LAYERS:
+        _guard[0] = False
+
+
+def _new_lock_after_fork() -> None:
+    # A fork while another thread held the lock would leave the child's copy locked forever.
+    global _launch_lock
+    _launch_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
+
+
+def parallel_njit(**options):
+    """``numba.njit(parallel=True, **options)`` for a kernel called from Python, made safe to
+    launch from any thread: on a layer that is not thread-safe, launches take turns (one launch
+    already occupies every worker, so waiting costs little)."""
+    def wrap(fn):
+        dispatcher = numba.njit(parallel=True, **options)(fn)
+
+        def launch(*args):
+            if not _guard[0]:
+                return dispatcher(*args)
+            with _launch_lock:
+                out = dispatcher(*args)
+                if not _guard[1]:
+                    _learn_layer()
+            return out
+        launch.__name__, launch.__qualname__ = fn.__name__, fn.__qualname__
+        launch.__module__, launch.__doc__ = fn.__module__, fn.__doc__
+        launch.__wrapped__ = dispatcher
+        return launch
+    return wrap

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from .parallel import parallel_njit
+
 _K = dict(cache=True, error_model="numpy", nogil=True)
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _MAX_PASSES = 8
@@ -416,7 +418,7 @@ def sort_rows(bits, out_bits, out_idx, a, b, ib, top, inf, is_float, descending)
                   descending)
 
 
-@njit(cache=True, error_model="numpy", nogil=True, parallel=True)
+@parallel_njit(**_K)
 def sort_rows_par(bits, out_bits, out_idx, chunks, wide, top, inf, is_float, descending):
     rows, n = bits.shape
     per = (rows + chunks - 1) // chunks

@@ -26,6 +26,7 @@ CHUNKS = 8
 _SOURCE = """\
 import numpy as np
 from numba import njit, prange, uint64
+from numgrad.backends.cpu.parallel import parallel_njit
 from numgrad.ops.registry import get_op
 _c = np.{acc}
 _B = 1024
@@ -132,7 +133,7 @@ def rows(kshape, kstrides, rshape, rstrides, a, offset, out, init):
     _rows(0, out.shape[0], kshape, kstrides, rshape, rstrides, a, offset, out, init)
 
 
-@njit(parallel=True, **_K)
+@parallel_njit(**_K)
 def rows_par(kshape, kstrides, rshape, rstrides, a, offset, out, init, chunks):
     n = out.shape[0]
     size = (n + chunks - 1) // chunks
@@ -152,7 +153,7 @@ def divide(out, d):
         out[i] = out[i] / d
 
 
-@njit(parallel=True, **_K)
+@parallel_njit(**_K)
 def flat_par(a, offset, n, stride, init, chunks):
     partial = np.empty(chunks, dtype=_c)
     size = (n + chunks - 1) // chunks
@@ -194,7 +195,7 @@ def cols(kshape, kstrides, rshape, rstrides, a, offset, out, init):
     _cols(0, kshape[kshape.shape[0] - 1], kshape, kstrides, rshape, rstrides, a, offset, out)
 
 
-@njit(parallel=True, **_K)
+@parallel_njit(**_K)
 def cols_par(kshape, kstrides, rshape, rstrides, a, offset, out, init, chunks):
     out[:] = init
     inner = kshape[kshape.shape[0] - 1]

@@ -7,7 +7,7 @@ import warnings
 from ... import dtypes
 from ...autograd import tape
 from ...ops import functional_elementwise as _E
-from ...ops.linalg import addmm as _addmm
+from ...ops.linalg import addmm as _addmm, check_addmm_dtypes as _check_addmm_dtypes
 from ...ops.registry import primitive
 
 __all__ = ["linear", "bilinear", "embedding", "one_hot", "dropout", "alpha_dropout", "feature_alpha_dropout",
@@ -19,12 +19,19 @@ def linear(input, weight, bias=None):
     shape (out_features, in_features)."""
     if input.ndim == 2 and weight.ndim == 2 and bias is not None:
         return _addmm(bias, input, weight.t())
+    if bias is not None and weight.ndim == 2:
+        # PyTorch folds any input into an addmm with the bias, and checks its dtypes first.
+        _check_addmm_dtypes(bias, input, weight)
     out = input.matmul(weight.t()) if weight.ndim == 2 else input.matmul(weight)
     return out + bias if bias is not None else out
 
 
 def bilinear(input1, input2, weight, bias=None):
     """bilinear(input1, input2, weight, bias=None) -> Tensor: x1^T A_k x2 + b_k for each output k."""
+    named = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None else [])
+    if any(t.dtype is not input1.dtype for _, t in named):
+        raise RuntimeError("All tensors must have the same dtype, got "
+                           + ", ".join(f"{n}: {dtypes.C_NAMES[t.dtype]}" for n, t in named))
     # (..., i) x (k, i, j) -> (..., k, j), then contract j with input2.
     t = input1.unsqueeze(-2).unsqueeze(-2).matmul(weight).squeeze(-2)
     out = (t * input2.unsqueeze(-2)).sum(-1)

@@ -6,10 +6,11 @@ whose rules are written with the two primitives and matmul.
 """
 from __future__ import annotations
 
+from ... import dtypes
 from ...autograd import tape
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops.nn import Geometry, col2im, im2col, max_pool2d as _max_pool
-from ...ops.registry import primitive
+from ...ops.registry import primitive, torch_type_name
 
 __all__ = ["conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
 
@@ -101,6 +102,7 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
                            f"input{list(x.shape)} to have {Cg * groups} channels, but got {C} channels instead")
     if O % groups:
         raise RuntimeError("out_channels must be divisible by groups")
+    _check_dtypes(x, weight, bias)
     if isinstance(padding, str):
         padding = _string_padding(padding, (kh, kw), stride, dilation)
         if padding.__class__ is tuple and len(padding) == 4:
@@ -118,6 +120,16 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
     params = {"geom": geom, "groups": groups, "one_d": one_d,
               "cols": [cols] if weight._requires_grad and is_grad_enabled() else []}
     return tape.record_result(_conv, (x, weight, 0.0 if bias is None else bias), out, params)
+
+
+def _check_dtypes(x, weight, bias):
+    """PyTorch converts nothing: the bias (checked first) and the weight have the input's dtype."""
+    if bias is not None and bias.dtype is not x.dtype:
+        raise RuntimeError(f"Input type ({dtypes.C_NAMES[x.dtype]}) and bias type ({dtypes.C_NAMES[bias.dtype]}) "
+                           "should be the same")
+    if weight.dtype is not x.dtype:
+        raise RuntimeError(f"expected scalar type {torch_type_name(x.dtype)} but found "
+                           f"{torch_type_name(weight.dtype)}")
 
 
 def _windows(x4, geom, groups):

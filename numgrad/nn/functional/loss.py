@@ -41,7 +41,9 @@ def _mse_vjp(sign: float):
     def rule(g, ans, x, y, reduction):
         # Rounded as PyTorch's: the scale (2/n for a mean) first, then the gradient.
         d = x - y
-        return d * (sign * (2.0 / d.numel() if reduction == "mean" else 2.0)) * g
+        n = d.numel()
+        # An empty input has an empty gradient: any scale does, as long as 1/n is not taken.
+        return d * (sign * (2.0 / n if reduction == "mean" and n else 2.0)) * g
     return rule
 
 
@@ -127,8 +129,20 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weigh
     _check_reduction(reduction)
     _check_sizes(input, target)
     if weight is not None:
-        return _reduce(_huber(input, target, delta) * weight, reduction)
-    return _run_loss(_huber_loss, (input, target), _huber, reduction, delta=delta)
+        loss = _reduce(_huber(input, target, delta) * weight, reduction)
+    else:
+        loss = _run_loss(_huber_loss, (input, target), _huber, reduction, delta=delta)
+    # Computed in the promoted dtype, returned in the input's (PyTorch writes into an empty_like(input)).
+    return _cast_result(loss, input.dtype)
+
+
+def _cast_result(loss, d):
+    if loss.dtype is d:
+        return loss
+    if not d.is_floating_point:
+        raise RuntimeError(f"result type {_type_name(loss.dtype)} can't be cast to the desired output type "
+                           f"{_type_name(d)}")
+    return loss.to(d)
 
 
 def _smooth_l1_d(x, y, beta):
@@ -193,8 +207,9 @@ def _type_name(d):
 
 
 def _target_weights(input, target, weight, ignore_index):
-    """(mask, weights): a float (N, C, ...) tensor holding each sample's class weight at its
-    target class (zero elsewhere and for ignored samples), and the per-sample weights."""
+    """(hit, mask, weights): a bool (N, C, ...) tensor, True at each sample's target class
+    (False for ignored samples), the float tensor holding the class weights there (zero
+    elsewhere), and the per-sample weights."""
     from ...creation import arange
     n_classes = input.shape[1] if input.ndim >= 2 else input.shape[0]
     class_dim = 1 if input.ndim >= 2 else 0
@@ -204,7 +219,7 @@ def _target_weights(input, target, weight, ignore_index):
     mask = hit.to(input.dtype)
     if weight is not None:
         mask = mask * weight.reshape(_class_shape(max(input.ndim, 1), n_classes))
-    return mask, mask.sum(class_dim)
+    return hit, mask, mask.sum(class_dim)
 
 
 def _single_pass(input, target) -> bool:
@@ -224,6 +239,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     the non-ignored targets."""
     _check_reduction(reduction)
     check_devices([input, target] if weight is None else [input, target, weight])
+    _check_weights_constant("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", ("weight", weight))
     if target.dtype in (dtypes.int8, dtypes.int16, dtypes.int32):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target.dtype)}")
     if weight is None and _single_pass(input, target):
@@ -232,8 +248,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     class_dim = 1 if input.ndim >= 2 else 0
     if weight is None and not may_ignore:
         return _reduce(-input.gather(class_dim, target.unsqueeze(class_dim)).squeeze(class_dim), reduction)
-    mask, w = _target_weights(input, target, weight, ignore_index)
-    loss = -(input * mask).sum(class_dim)
+    hit, mask, w = _target_weights(input, target, weight, ignore_index)
+    # Only the picked elements enter, so that the others get a zero gradient even when the
+    # mean divides by a total weight of 0 (and a -inf log-probability elsewhere gives no NaN).
+    loss = -(_E.where(hit, input, 0) * mask).sum(class_dim)
     if reduction == "none":
         return loss
     if reduction == "sum":
@@ -256,6 +274,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     if target.dtype.is_floating_point:
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target.dtype)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         terms = logp * target
@@ -267,8 +287,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
         return nll
     # Smoothing adds the mean over classes of -log p (class-weighted), skipping ignored samples.
     terms = logp if weight is None else logp * weight.reshape(_class_shape(input.ndim, n_classes))
-    keep = (target != ignore_index).to(input.dtype)
-    smooth = -terms.sum(class_dim) * keep
+    keep = target != ignore_index
+    # Filled rather than multiplied: ignored samples get a zero gradient even from a NaN mean.
+    smooth = _E.where(keep, -terms.sum(class_dim), 0)
     if reduction == "none":
         s = smooth
     elif reduction == "sum":
@@ -276,7 +297,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     elif weight is None:
         s = smooth.sum() / keep.sum()
     else:
-        s = smooth.sum() / _target_weights(input, target, weight, ignore_index)[1].sum()
+        s = smooth.sum() / _target_weights(input, target, weight, ignore_index)[2].sum()
     return (1 - label_smoothing) * nll + s * (label_smoothing / n_classes)
 
 
@@ -315,6 +336,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target.dtype is not input.dtype:
+        raise RuntimeError(f"Found dtype {_type_name(target.dtype)} but expected {_type_name(input.dtype)}")
     if input.numel() and ((input < 0) | (input > 1)).any().item():
         raise RuntimeError("all elements of input should be between 0 and 1")
     _check_weights_constant("binary_cross_entropy", ("weight", weight))
@@ -356,4 +379,5 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     _check_weights_constant("binary_cross_entropy_with_logits", ("weight", weight), ("pos_weight", pos_weight))
     inputs = (input, target, 1.0 if weight is None else weight, 1.0 if pos_weight is None else pos_weight)
-    return _run_loss(_bce_logits, inputs, _bce_logits_values, reduction)
+    # PyTorch forms the loss in place in a tensor made from the target: the target's dtype.
+    return _cast_result(_run_loss(_bce_logits, inputs, _bce_logits_values, reduction), target.dtype)

@@ -2,10 +2,11 @@
 NativeLayerNormBackward0 and NativeBatchNormBackward0."""
 from __future__ import annotations
 
+from ... import dtypes
 from ...autograd import tape
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...ops import functional_elementwise as _E
-from ...ops.registry import OPS, primitive, run_elementwise
+from ...ops.registry import OPS, primitive, run_elementwise, torch_type_name
 
 __all__ = ["layer_norm", "batch_norm"]
 
@@ -67,15 +68,41 @@ _layer_norm = primitive(
          lambda t, ans, x, w, b, dims, eps, mean, rstd: t))
 
 
+def _check_param_dtypes(input, *params):
+    """PyTorch's CPU rule for the parameters of a normalization (None for absent ones): all of
+    the input's dtype, or, for a float16 input only, all float32."""
+    given = [p for p in params if p is not None]
+    if not given:
+        return
+    if given[0].dtype is not input.dtype:
+        if any(p.dtype is not dtypes.float32 for p in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input.dtype is not dtypes.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for p in given:
+        if p.dtype is not input.dtype:
+            raise RuntimeError(f"expected scalar type {torch_type_name(input.dtype)} but found "
+                               f"{torch_type_name(p.dtype)}")
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     """layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5) -> Tensor
 
     Normalizes over the trailing ``normalized_shape`` dims to zero mean and unit (biased)
     variance, then applies the elementwise affine ``weight``, ``bias``."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least "
+                           "one element, but got normalized_shape = []")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and tuple(p.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(p.shape)} and normalized_shape = {list(shape)}")
     if tuple(input.shape[input.ndim - len(shape):]) != shape:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    _check_param_dtypes(input, weight, bias)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
     x, w, b = [tape.plain(v) for v in inputs]
@@ -92,6 +119,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     running estimates in place, with the unbiased variance) or the running ones in eval."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    _check_param_dtypes(input, weight, bias, running_mean, running_var)
     C = input.shape[1]
     shape = (1, C) + (1,) * (input.ndim - 2)
     dims = (0,) + tuple(range(2, input.ndim))
