@@ -15,8 +15,8 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 # cannot be installed (offline, or no wheel for this platform) they skip, except under CI.
 $(VENV)/.test-installed: $(VENV)/.installed
 	$(PY) -m pip install --quiet -e ".[test]"
-	$(if $(REFERENCE),$(PY) -m pip install --quiet -e ".[test,$(REFERENCE)]" || \
-		{ [ -z "$$CI" ] && echo "PyTorch not installed: the comparisons with it will be skipped"; })
+	[ -z "$(REFERENCE)" ] || $(PY) -m pip install --quiet -e ".[test,$(REFERENCE)]" || \
+		{ [ -z "$$CI" ] && echo "PyTorch not installed: the comparisons with it will be skipped"; }
 	touch $@
 
 .PHONY: demo test test-pythons bench
