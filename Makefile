@@ -24,7 +24,7 @@ demo: $(VENV)/.installed
 	$(PY) examples/quickstart.py
 
 test: $(VENV)/.test-installed
-	$(PY) -m pytest tests
+	$(PY) -m pytest -rs tests
 
 # The built wheel, in a fresh venv per installed CPython 3.10-3.13 other than .venv's: the tests
 # that cover the tutorials, autograd, nn/optim and save/load.
