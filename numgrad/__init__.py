@@ -16,8 +16,11 @@ from .tensor import Tensor
 from .ops import elementwise as _elementwise_decls  # noqa: F401  (declares the ops)
 from .ops.functional_elementwise import *  # noqa: F401,F403
 from .ops.reductions import *  # noqa: F401,F403
+from .ops.selection import max, min, argmax, argmin, median, mode
+from .ops.scans import cumsum, cumprod, cummax, cummin
 from .ops.statistics import *  # noqa: F401,F403
 from .ops.views import *  # noqa: F401,F403
+from .ops.slice_views import narrow, select, diagonal, as_strided, as_strided_
 from .ops.splitting import *  # noqa: F401,F403
 from .ops.copying import clone
 from .ops.linalg import *  # noqa: F401,F403

@@ -7,7 +7,8 @@ import numbers
 import numpy as np
 
 from . import dtypes, shapes
-from .devices import as_device, require_cuda
+from .backends import require_cuda
+from .devices import as_device
 from .layouts import check_layout
 from .storage import Storage
 from .tensor import Tensor, make_requires_grad
@@ -120,8 +121,14 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
             t = t.to(device=device, dtype=dtype)
         return t
     if hasattr(data, "__cuda_array_interface__"):
-        return require_cuda().from_cuda_array(data)
+        return from_cuda_array(data)
     return tensor(data, dtype=dtype, device=device)
+
+
+def from_cuda_array(obj) -> Tensor:
+    """A CUDA tensor sharing the memory of an object exposing ``__cuda_array_interface__``."""
+    data, shape, strides, np_dtype, index = require_cuda().import_array(obj)
+    return Tensor._make(Storage(data, as_device(f"cuda:{index}")), shape, strides, 0, dtypes.from_numpy(np_dtype))
 
 
 asarray = as_tensor

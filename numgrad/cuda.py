@@ -28,7 +28,7 @@ def device_count() -> int:
 
 
 def _require():
-    from .devices import require_cuda
+    from .backends import require_cuda
     return require_cuda()
 
 

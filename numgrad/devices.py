@@ -62,13 +62,3 @@ def as_device(value) -> device:
     if d.index is None:
         d = device("cuda", 0)
     return d
-
-
-def require_cuda():
-    """The CUDA backend module; RuntimeError when no usable GPU or backend is present."""
-    from . import cuda
-    if not cuda.is_available():
-        raise RuntimeError("CUDA is not available: numgrad found no usable CUDA GPU (numgrad.cuda.is_available() "
-                           "is False)")
-    from .backends import cuda as backend
-    return backend

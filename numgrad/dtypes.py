@@ -57,6 +57,15 @@ ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
 # The C++ names some of PyTorch's messages give dtypes.
 C_NAMES = {bool: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int",
            int64: "long int", float16: "c10::Half", float32: "float", float64: "double"}
+# PyTorch's names of the scalar types, as its messages give them (Float, Long, ...).
+TORCH_NAMES = {bool: "Bool", uint8: "Byte", int8: "Char", int16: "Short", int32: "Int", int64: "Long",
+               float16: "Half", float32: "Float", float64: "Double"}
+
+
+def torch_type_name(d: "dtype") -> str:
+    return TORCH_NAMES[d]
+
+
 # The conversion methods tensors and storages share (``x.float()`` & co.), by name.
 CONVERSIONS = {"double": float64, "float": float32, "half": float16, "long": int64, "int": int32,
                "short": int16, "char": int8, "byte": uint8, "bool": bool}

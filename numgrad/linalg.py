@@ -6,7 +6,7 @@ from .ops.decompositions import (LinAlgError, inv, det, slogdet, solve, cholesky
 from .ops.linalg import matmul
 from .ops.matrix_functions import (vector_norm, matrix_norm, linalg_norm as norm, pinv, matrix_rank, lstsq,
                                    matrix_power, multi_dot, vecdot, linalg_cross as cross)
-from .ops.views import diagonal as _diagonal
+from .ops.slice_views import diagonal as _diagonal
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
            "eigvalsh", "matmul", "vector_norm", "matrix_norm", "norm", "pinv", "matrix_rank", "lstsq",

@@ -311,3 +311,8 @@ def view_strides(shape, strides, new_shape):
     if view_d != -1:
         return None
     return tuple(new_strides)
+
+
+def shift_dims(dims) -> tuple:
+    """``dims`` of a tensor seen behind one new leading dim (a batch of tangents, say)."""
+    return tuple(d + 1 for d in dims)

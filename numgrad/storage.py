@@ -7,7 +7,9 @@ import warnings
 import numpy as np
 
 from . import dtypes
-from .devices import CPU, as_device, require_cuda
+from .backends.cpu.memory import host_buffer
+from .backends import require_cuda
+from .devices import CPU, as_device
 
 __all__ = ["UntypedStorage", "TypedStorage"]
 
@@ -15,22 +17,6 @@ __all__ = ["UntypedStorage", "TypedStorage"]
 def _check_nbytes(numel: int, dtype: dtypes.dtype) -> None:
     if numel * dtype.itemsize >= 1 << 63:
         raise RuntimeError(f"Storage size calculation overflowed: {numel} elements of {dtype.itemsize} bytes")
-
-
-def out_of_memory(nbytes: int) -> RuntimeError:
-    """The error PyTorch raises when a host allocation of ``nbytes`` fails."""
-    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
-                        f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
-
-
-def host_buffer(allocate, numel: int, np_dtype) -> np.ndarray:
-    """``allocate(numel, dtype=np_dtype)`` (``np.empty``, ``np.zeros``), with running out of
-    memory reported as PyTorch reports it. Hot paths catch MemoryError themselves and raise
-    :func:`out_of_memory`."""
-    try:
-        return allocate(numel, dtype=np_dtype)
-    except MemoryError:
-        raise out_of_memory(numel * np.dtype(np_dtype).itemsize) from None
 
 
 class UntypedStorage:

@@ -214,7 +214,10 @@ class Tensor:
                                "If gradients aren't required, use var.detach() to get Variable that "
                                "doesn't require grad.")
         from .backends import cuda
-        return cuda.array_interface(self)
+        item = self.dtype.itemsize
+        return {"shape": tuple(self._shape), "typestr": np.dtype(self.dtype.numpy).str,
+                "data": (cuda.pointer(self._storage.data) + self._offset * item if self.numel() else 0, False),
+                "strides": tuple(s * item for s in self._strides), "version": 3, "stream": None}
 
     def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
         """A DLPack capsule sharing this tensor's memory (see ``numgrad.utils.dlpack``)."""
@@ -287,7 +290,7 @@ class Tensor:
         """The node of the op that made this tensor, None for a leaf. A view whose base was
         since written in place answers with its new history, as an as_strided view of the base."""
         if self._base is not None:
-            from .autograd.tape import refresh_view
+            from .autograd.inplace import refresh_view
             refresh_view(self)
         return self._grad_fn
 
@@ -428,7 +431,7 @@ class Tensor:
 
     def retain_grad(self):
         """Makes this non-leaf tensor keep its ``.grad`` after backward."""
-        from .autograd.tape import retain_grad
+        from .autograd.nodes import retain_grad
         retain_grad(self)
 
     @property
@@ -438,12 +441,12 @@ class Tensor:
     def register_hook(self, hook):
         """Registers ``hook(grad)`` to run when this tensor's gradient is computed; it may return
         a replacement. Returns a handle whose ``remove()`` unregisters it."""
-        from .autograd.tape import register_hook
+        from .autograd.nodes import register_hook
         return register_hook(self, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """Registers ``hook(tensor)`` to run after a gradient is accumulated into this leaf."""
-        from .autograd.tape import register_post_accumulate_grad_hook
+        from .autograd.nodes import register_post_accumulate_grad_hook
         return register_post_accumulate_grad_hook(self, hook)
 
     @property

@@ -15,7 +15,8 @@ settings.load_profile("numgrad")
 def _no_simulated_gpu_outside_cuda_tests(request, monkeypatch):
     # tests/test_cuda.py switches on Numba's CUDA simulator for the whole process; elsewhere
     # `numgrad.cuda.is_available()` must keep answering as on this GPU-less machine, or code
-    # that branches on it (the examples, the tutorials) takes the simulated-GPU branch.
+    # that branches on it (the examples, the tutorials) takes the simulated-GPU branch. The
+    # backend answers it, and refuses CUDA tensors, for the whole library.
     if os.environ.get("NUMBA_ENABLE_CUDASIM") == "1" and "test_cuda" not in request.node.nodeid:
-        import numgrad
-        monkeypatch.setattr(numgrad.cuda, "is_available", lambda: False)
+        from numgrad.backends import cuda
+        monkeypatch.setattr(cuda, "is_available", lambda: False)

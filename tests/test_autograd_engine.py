@@ -3,7 +3,7 @@ import gc
 import weakref
 
 import numgrad as ng
-from numgrad.autograd import tape
+from numgrad.autograd.nodes import AccumulateGrad, Node
 
 
 def test_deep_graph_has_no_recursion_limit():
@@ -52,5 +52,5 @@ def test_no_leak_over_many_steps():
     # a leak of one small node per step would be several MB; allow allocator noise
     assert _rss() - before < 2 * 1024 * 1024
     assert all(r() is None for r in nodes)
-    assert not any(isinstance(o, tape.Node) and not isinstance(o, tape.AccumulateGrad)
+    assert not any(isinstance(o, Node) and not isinstance(o, AccumulateGrad)
                    for o in gc.get_objects())

@@ -119,8 +119,12 @@ def test_repeated_indices_do_not_accumulate_but_index_put_can():
 
 def test_write_value_cast_and_broadcast():
     x = numgrad.zeros(2, 3, dtype=numgrad.int64)
-    x[[1]] = numgrad.tensor([1.7, 2.2, 3.9])
-    assert x.tolist() == [[0, 0, 0], [1, 2, 3]]
+    x[[1]] = 7.9
+    x[numgrad.tensor([True, False])] = numgrad.tensor(2.7)
+    x[[1]] = numgrad.tensor([1, 2, 3])
+    assert x.tolist() == [[2, 2, 2], [1, 2, 3]]
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+        x[[1]] = numgrad.tensor([1.7, 2.2, 3.9])
 
 
 @pytest.mark.parametrize("index, exc, match", [
@@ -142,6 +146,8 @@ def test_write_errors_leave_tensor_untouched():
         x[[0, 5]] = 1.0
     with pytest.raises(RuntimeError, match="shape mismatch"):
         x[[0, 1]] = numgrad.ones(5)
+    with pytest.raises(RuntimeError, match="dtypes match"):
+        x[[0, 1]] = numgrad.ones(4)
     assert_close(x.numpy(), X)
 
 
@@ -217,7 +223,7 @@ def test_gradient_of_read_accumulates_repeats():
 
 def test_gradient_of_write():
     x = numgrad.tensor(X, requires_grad=True)
-    v = numgrad.tensor([1.0, 2.0], requires_grad=True)
+    v = numgrad.tensor([1.0, 2.0], dtype=numgrad.float64, requires_grad=True)
     y = x * 1
     y[[0, 1], 0, [1, 2]] = v
     (y * y).sum().backward()

@@ -54,8 +54,11 @@ def test_index_put_requires_matching_dtypes():
     with pytest.raises(RuntimeError, match="dtypes match"):
         x34().index_put((T([0]),), T(1.0, dtype=numgrad.float64))
     y = x34()
-    y[T([0])] = T(1)  # plain assignment converts
-    assert y[0].tolist() == [1.0] * 4
+    with pytest.raises(RuntimeError, match="dtypes match"):
+        y[T([0])] = T(1)
+    y[T([True, False, False])] = T(1)  # a 0-d value through a mask converts, as masked_fill does
+    y[T([1])] = 2  # and so does a number
+    assert y[0].tolist() == [1.0] * 4 and y[1].tolist() == [2.0] * 4
 
 
 def test_masked_scatter_requires_matching_dtypes():

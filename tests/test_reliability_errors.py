@@ -22,6 +22,10 @@ def _no_kernel(kernel, type_name):
     return NotImplementedError, f'"{kernel}" not implemented for \'{type_name}\''
 
 
+_SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+
+
 def _bools(m):
     return m.tensor([True, False]), m.tensor([True, False])
 
@@ -46,6 +50,11 @@ DTYPE_CASES = {
                  "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
                  "use the `~` or `logical_not()` operator instead."),
     "relu_bool": (lambda m: m.relu(_bools(m)[0]), RuntimeError, "Boolean inputs not supported for relu"),
+    "sub_bool_float": (lambda m: _bools(m)[0] - m.ones(2), RuntimeError, _SUB_BOOL),
+    "rsub_float_bool": (lambda m: 1.0 - _bools(m)[0], RuntimeError, _SUB_BOOL),
+    "sub_python_bool": (lambda m: m.ones(2) - True, RuntimeError, _SUB_BOOL),
+    "sub_inplace_bool": (lambda m: m.ones(2).sub_(_bools(m)[0]), RuntimeError, _SUB_BOOL),
+    "sub_alpha_bool": (lambda m: m.sub(m.ones(2), _bools(m)[0], alpha=2), RuntimeError, _SUB_BOOL),
     "softmax_long": (lambda m: m.softmax(m.tensor([1, 2]), 0),) + _no_kernel("softmax_lastdim_kernel_impl", "Long"),
     "log_softmax_int": (lambda m: m.tensor([1, 2], dtype=m.int32).log_softmax(0),)
     + _no_kernel("log_softmax_lastdim_kernel_impl", "Int"),
@@ -68,6 +77,21 @@ DTYPE_CASES = {
                  "linalg.inv: Low precision dtypes not supported. Got Half"),
     "det_long": (lambda m: m.linalg.det(m.eye(2).long()), RuntimeError,
                  "linalg.det: Expected a floating point or complex tensor as input. Got Long"),
+    "layer_norm_int": (lambda m: m.nn.functional.layer_norm(m.ones(2, 3, dtype=m.int32), [3]),)
+    + _no_kernel("LayerNormKernelImpl", "Int"),
+    "batch_norm_long": (lambda m: m.nn.functional.batch_norm(m.ones(2, 3).long(), m.zeros(3), m.ones(3)),)
+    + _no_kernel("batch_norm", "Long"),
+    "mse_loss_int": (lambda m: m.nn.functional.mse_loss(m.ones(3, dtype=m.int32), m.ones(3).long()),)
+    + _no_kernel("mse_cpu", "Long"),
+    "mse_loss_bool": (lambda m: m.nn.functional.mse_loss(*_bools(m)),) + _no_kernel("mse_cpu", "Bool"),
+    "huber_loss_long": (lambda m: m.nn.functional.huber_loss(m.ones(3).long(), m.ones(3).long()),)
+    + _no_kernel("huber_cpu", "Long"),
+    "smooth_l1_loss_long": (lambda m: m.nn.functional.smooth_l1_loss(m.ones(3).long(), m.ones(3).long()),)
+    + _no_kernel("smooth_l1_cpu", "Long"),
+    "nll_loss_long": (lambda m: m.nn.functional.nll_loss(m.ones(2, 3).long(), m.tensor([0, 1])),)
+    + _no_kernel("nll_loss_out_frame", "Long"),
+    "nll_loss2d_bool": (lambda m: m.nn.functional.nll_loss(m.ones(2, 3, 4).bool(), m.zeros(2, 4).long()),)
+    + _no_kernel("nll_loss2d_forward_out_frame", "Bool"),
 }
 
 

@@ -479,3 +479,32 @@ def test_losses_with_mixed_input_dtypes(name, dts, reduction):
     got = run(ng, F)
     assert got.dtype is getattr(ng, str(expected.dtype).split(".")[-1])
     np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-3)
+
+
+# ------------------------------------------------------------------ dtypes of advanced-index writes
+
+@pytest.mark.parametrize("dest,index,value", [
+    ("int64", lambda L: L.tensor([0]), lambda L: L.tensor([1.5])),
+    ("int64", lambda L: L.tensor([0]), lambda L: L.tensor(1.5)),
+    ("int64", lambda L: L.tensor([[0]]), lambda L: L.tensor([[1.5]])),
+    ("float32", lambda L: L.tensor([True, False, True]), lambda L: L.tensor([1.5, 2.0], dtype=L.float64)),
+    ("float32", lambda L: (L.tensor([0]), L.tensor([True, False, True])), lambda L: L.tensor(2.5, dtype=L.float64)),
+    ("float32", lambda L: ([0], slice(None)), lambda L: L.tensor(2.5, dtype=L.float64)),
+])
+def test_advanced_index_writes_need_matching_dtypes(dest, index, value):
+    torch = _torch()
+
+    def write(L):
+        x = L.zeros(2, 3, dtype=getattr(L, dest)) if isinstance(index(L), tuple) else L.zeros(3, dtype=getattr(L, dest))
+        x[index(L)] = value(L)
+    _raises_alike(lambda: write(ng), lambda: write(torch))
+
+
+@pytest.mark.parametrize("index", [lambda L: L.tensor([True, False, True]), lambda L: [True, False, True],
+                                   lambda L: (Ellipsis, L.tensor([True, False, True]))])
+def test_a_0d_value_through_masks_converts(index):
+    torch = _torch()
+    a, t = _both(lambda L: L.zeros(3))
+    a[index(ng)] = ng.tensor(2.5, dtype=ng.float64)
+    t[index(torch)] = torch.tensor(2.5, dtype=torch.float64)
+    _same(a, t)

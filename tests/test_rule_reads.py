@@ -3,7 +3,7 @@ Python: nothing, only geometry (shape, dtype, ...) or the data."""
 import pytest
 
 import numgrad
-from numgrad.autograd import rule_reads, tape
+from numgrad.autograd import rule_reads, saving
 from numgrad.autograd.rule_reads import FULL, META, NONE, argument_reads
 from numgrad.ops.registry import OPS
 
@@ -32,11 +32,11 @@ def test_every_rule_resolves_to_one_definition():
     ("fmod", ((NONE, NONE, NONE), (NONE, FULL, FULL))),
 ])
 def test_reads_of_known_rules(name, expected):
-    assert tape.saved_args(OPS[name]) == expected
+    assert saving.saved_args(OPS[name]) == expected
 
 
 def test_sum_saves_only_geometry():
-    levels = tape.saved_args(OPS["sum"])[0]
+    levels = saving.saved_args(OPS["sum"])[0]
     assert levels[1] == META and levels[0] == NONE
 
 

@@ -6,7 +6,7 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inferen
 from .engine import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from .tape import Node
+from .nodes import Node
 from .variable import Variable
 from . import forward_ad, functional
 

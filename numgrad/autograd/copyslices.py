@@ -7,10 +7,10 @@ as_strided, ...) of any base is handled the same way.
 """
 from __future__ import annotations
 
-from . import tape
+from .nodes import Node, grad_accumulator
 
 
-class CopySlices(tape.Node):
+class CopySlices(Node):
     """grad_fn of a base after an in-place write into one of its views."""
 
     __slots__ = ("_base_geom", "_view_geom", "_span")
@@ -39,7 +39,7 @@ def record_copy_slices(base, view):
     node = CopySlices()
     prev = base._grad_fn
     base_edge = (prev, base._output_nr) if prev is not None else \
-        ((tape.grad_accumulator(base), 0) if base._requires_grad else (None, 0))
+        ((grad_accumulator(base), 0) if base._requires_grad else (None, 0))
     write_edge = (view._grad_fn, view._output_nr) if view._requires_grad and view._grad_fn is not None \
         else (None, 0)
     node.next_functions = (base_edge, write_edge)

@@ -18,7 +18,7 @@ from ..storage import Storage
 from ..tensor import Tensor
 from . import grad_mode
 from . import profiler as _profiler
-from .tape import AccumulateGrad, edge
+from .nodes import AccumulateGrad, edge
 
 
 def _as_tuple(x):

@@ -4,6 +4,8 @@ from __future__ import annotations
 import functools
 
 from . import grad_mode, tape
+from .inplace import check_inplace
+from .nodes import Node, edge, modified_error
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 
@@ -39,7 +41,7 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
-class BackwardCFunction(tape.Node, FunctionCtx):
+class BackwardCFunction(Node, FunctionCtx):
     """The grad_fn of a custom Function's outputs; it is also the ``ctx``."""
 
     __slots__ = ()
@@ -56,7 +58,7 @@ class BackwardCFunction(tape.Node, FunctionCtx):
         saved = self.__dict__.get("_saved_tensors", ())
         for t, v in zip(saved, self.__dict__.get("_saved_versions", ())):
             if t is not None and t._storage.version != v:
-                raise tape._modified_error(t, v, None)
+                raise modified_error(t, v, None)
         outs = self.__dict__.get("_saved_outputs")
         if outs and grad_mode.is_grad_enabled():
             saved = list(saved)
@@ -168,7 +170,7 @@ class Function(metaclass=FunctionMeta):
 
 
 def _wrap_outputs(ctx, args, outputs):
-    ctx.next_functions = tuple(tape.edge(a) for a in args)
+    ctx.next_functions = tuple(edge(a) for a in args)
     ctx._input_meta = tuple((a._shape, a.dtype) if _is_tensor(a) else None for a in args)
     dirty = {id(t) for t in ctx._dirty}
     non_diff = {id(t) for t in ctx._non_differentiable}
@@ -184,7 +186,7 @@ def _wrap_outputs(ctx, args, outputs):
             # An input returned as is becomes a new tensor so the input keeps its own history.
             o = o._view(o._shape, o._strides)
         elif id(o) in dirty:
-            tape.check_inplace(o)
+            check_inplace(o)
         meta.append((o._shape, o.dtype, o.device))
         if id(o) not in non_diff and o.dtype.is_floating_point:
             o._requires_grad = True
@@ -226,7 +228,7 @@ def once_differentiable(fn):
     return wrapper
 
 
-class DelayedError(tape.Node):
+class DelayedError(Node):
     """grad_fn of a once_differentiable backward's results: differentiating them raises."""
 
     __slots__ = ()
@@ -240,7 +242,7 @@ def _delayed_error(g, sources):
     if not _is_tensor(g):
         return g
     node = DelayedError()
-    node.next_functions = tuple(tape.edge(a) for a in sources)
+    node.next_functions = tuple(edge(a) for a in sources)
     node._input_meta = tuple((a._shape, a.dtype) for a in sources)
     node._out_meta = ((g._shape, g.dtype, g.device),)
     out = g._view(g._shape, g._strides)

@@ -68,7 +68,7 @@ def check_version(view):
 
 def check_write(view):
     """Refuse writing in place into ``view`` when it carries a creation mark; the caller
-    (``tape.check_inplace``) has checked that grad mode is on and that the write needs grad."""
+    (``inplace.check_inplace``) has checked that grad mode is on and that the write needs grad."""
     meta = view._view_meta
     if meta is not None:
         raise RuntimeError(_message(view, meta, False))
@@ -81,13 +81,13 @@ def regenerate(view):
         raise RuntimeError(_message(view, meta, True))
     base = view._base
     from ..ops.registry import OPS
-    prev = tape.grad_mode._state.enabled
-    tape.grad_mode._state.enabled = True
+    prev = grad_mode._state.enabled
+    grad_mode._state.enabled = True
     try:
         tape.record(OPS["as_strided"], (base,), view,
                     {"size": view._shape, "stride": view._strides, "offset": view._offset})
     finally:
-        tape.grad_mode._state.enabled = prev
+        grad_mode._state.enabled = prev
 
 
 _SUFFIX = {

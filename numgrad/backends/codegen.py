@@ -8,6 +8,7 @@ stale kernel.
 """
 from __future__ import annotations
 
+import dis
 import hashlib
 import importlib.util
 import os
@@ -41,6 +42,33 @@ def _hash_file(path: str) -> str:
         with open(path, "rb") as f:
             h = _file_hashes[path] = hashlib.sha1(f.read()).hexdigest()
     return h
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def source_files(fn) -> tuple:
+    """The package's files holding ``fn`` and, transitively, the functions and modules it reads
+    as globals: the sources a kernel that inlines ``fn`` depends on."""
+    files, seen, todo = set(), set(), [fn]
+    while todo:
+        f = todo.pop()
+        f = getattr(f, "py_func", f)  # a Numba dispatcher: its Python function
+        path = getattr(getattr(f, "__code__", None), "co_filename", None) or getattr(f, "__file__", None)
+        if path is None or id(f) in seen or not path.startswith(_PACKAGE):
+            continue
+        seen.add(id(f))
+        files.add(path)
+        if not hasattr(f, "__code__"):
+            continue  # a module: its file covers what the kernel takes from it
+        scope = f.__globals__
+        codes = [f.__code__]
+        while codes:
+            code = codes.pop()
+            todo.extend(scope[i.argval] for i in dis.get_instructions(code)
+                        if i.opname == "LOAD_GLOBAL" and i.argval in scope)
+            codes.extend(k for k in code.co_consts if hasattr(k, "co_code"))
+    return tuple(sorted(files))
 
 
 def load_module(stem: str, source: str, depends_on: tuple = ()):

@@ -78,7 +78,7 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     from .. import where
-    from ..random import _empty_like
+    from ..random.factories import empty_in_memory_order
     kw = _gen(generator)
 
     def norm_cdf(x: float) -> float:
@@ -94,14 +94,14 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
                 outside = (result < lo) | (result > hi)
                 if not outside.any():
                     break
-                result = where(outside, _empty_like(result, None, None).normal_(mean, std, **kw), result)
+                result = where(outside, empty_in_memory_order(result, None, None).normal_(mean, std, **kw), result)
             if result is not tensor:
                 tensor.copy_(result)
             return tensor
         mode = max(a, min(mean, b))
         log_peak = -0.5 * ((mode - mean) / std) ** 2
-        candidates = _empty_like(tensor, None, None)
-        accept = _empty_like(tensor, None, None)
+        candidates = empty_in_memory_order(tensor, None, None)
+        accept = empty_in_memory_order(tensor, None, None)
 
         def log_ratio(x):
             # log of the density relative to its peak, one in-place step at a time as PyTorch rounds it

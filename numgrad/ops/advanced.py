@@ -10,18 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, shapes
+from ..tensor import Tensor
 from ..autograd import tape
+from ..autograd.inplace import check_inplace
 from ..autograd.tape import plain as _plain, record_result as _record
-from . import views
+from . import slice_views, views
+from .host_fallback import on_host, on_host_inplace
 from .registry import primitive, torch_type_name
 
 __all__ = ["index_put", "nonzero", "argwhere", "masked_select", "masked_fill", "masked_scatter",
            "count_nonzero"]
 
-
-def _tensor_type():
-    from ..tensor import Tensor
-    return Tensor
 
 
 def _kernels():
@@ -39,7 +38,7 @@ def _to_index_tensor(item, device):
     """Lists, tuples and NumPy arrays used as indices become tensors (bool if all bools)."""
     from ..creation import tensor
     if isinstance(item, np.ndarray):
-        return _tensor_type()._from_numpy_array(np.array(item))
+        return Tensor._from_numpy_array(np.array(item))
     data = list(item)
     flat = list(_flatten(data))
     if flat and all(isinstance(v, (bool, np.bool_)) for v in flat):
@@ -64,7 +63,6 @@ def _parse(x, index, scalar_tensors_select=True):
 
     In ``x[...]`` a 0-d integer tensor selects, as an int does (PyTorch's rule: it changes
     where the advanced dims go); index_put keeps it an advanced index."""
-    Tensor = _tensor_type()
     items = list(index) if isinstance(index, tuple) else [index]
     items = [_to_index_tensor(i, x.device) if isinstance(i, (list, np.ndarray)) else i for i in items]
     consumed = 0
@@ -126,7 +124,7 @@ def _select(v, dim, k, pos):
     size = v._shape[dim]
     if not -size <= k < size:
         raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
-    return views.select(v, dim, k)
+    return slice_views.select(v, dim, k)
 
 
 def _arange_index(n, device):
@@ -198,7 +196,6 @@ def _zeros(shape, g):
 def _index_adv(v, adv):
     """Gather from view ``v`` at the advanced indices ``adv`` (already-validated dims)."""
     out_shape, src_strides, offsets, off_strides = _plan(v, adv)
-    Tensor = _tensor_type()
     result = Tensor._empty(out_shape, v.dtype, v.device)
     _kernels().run_gather(result, result._strides, offsets, off_strides, v, src_strides, 1)
     inputs = (v,)
@@ -211,6 +208,7 @@ def _index_adv(v, adv):
     return result
 
 
+@on_host
 def getitem(x, index):
     """``x[index]`` for indices with tensors, lists or masks: a copy."""
     v, adv = _parse(x, index)
@@ -229,9 +227,9 @@ _index_put_op = primitive(
          lambda t, ans, x, values, adv, accumulate: _index_put_adv(_zeros(ans.shape, t), adv, t, accumulate)))
 
 
-def _put_raw(v, adv, values, accumulate):
-    """Write ``values`` (a tensor or a number, broadcast to the indexed shape) into view ``v``."""
-    Tensor = _tensor_type()
+def _put_raw(v, adv, values, accumulate, convert=True):
+    """Write ``values`` (a tensor or a number, broadcast to the indexed shape) into view ``v``;
+    a tensor of another dtype is converted, or refused without ``convert``."""
     out_shape, dst_strides, offsets, off_strides = _plan(v, adv)
     if isinstance(values, Tensor):
         vals = values if values.dtype is v.dtype else values.to(v.dtype)
@@ -244,6 +242,8 @@ def _put_raw(v, adv, values, accumulate):
         except RuntimeError:
             raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt(values._shape)} cannot be broadcast "
                                f"to indexing result of shape {_fmt(out_shape)}") from None
+        if not convert:
+            _check_same_dtype(v, values)
         vals = vals.reshape(vshape) if vshape != vals._shape else vals
         val_strides = shapes.broadcast_strides(vals._shape, vals._strides, out_shape)
     else:
@@ -256,11 +256,11 @@ def _put_raw(v, adv, values, accumulate):
                            1 if accumulate else 0)
 
 
-def _index_put_adv(v, adv, values, accumulate):
+def _index_put_adv(v, adv, values, accumulate, convert=True):
     """Out of place: a copy of ``v`` with ``values`` written at the advanced indices."""
-    out = _tensor_type()._empty(v._shape, v.dtype, v.device)
+    out = Tensor._empty(v._shape, v.dtype, v.device)
     out._write(v)
-    _put_raw(out, adv, values, accumulate)
+    _put_raw(out, adv, values, accumulate, convert)
     is_t = hasattr(values, "_storage")
     inputs = (v, values) if is_t else (v,)
     if tape.should_record(inputs) or tape.has_tangents(inputs):
@@ -279,13 +279,13 @@ _index_put_value_op = primitive(
     jvp=(lambda t, ans, x, adv, accumulate: t if accumulate else _index_put_adv(t, adv, 0, False),))
 
 
-def _write(v, adv, values, accumulate):
+def _write(v, adv, values, accumulate, convert=True):
     """In place into view ``v``: raw when nothing is differentiated, else the differentiable
     out-of-place op written back with its history."""
     inputs = (v, values) if hasattr(values, "_storage") else (v,)
-    tape.check_inplace(v, inputs)
+    check_inplace(v, inputs)
     if tape.should_record(inputs) or tape.has_tangents(inputs):
-        result = _index_put_adv(v, adv, values, accumulate)
+        result = _index_put_adv(v, adv, values, accumulate, convert)
         if shapes.has_internal_overlap(v._shape, v._strides):
             # Copying all of ``result`` back would also write the untouched elements that
             # share memory with written ones: only the indexed elements are written.
@@ -294,10 +294,11 @@ def _write(v, adv, values, accumulate):
             v._write(result)
         tape.rebase(v, result)
         return
-    _put_raw(v, adv, values, accumulate)
+    _put_raw(v, adv, values, accumulate, convert)
     v._bump_version()
 
 
+@on_host_inplace
 def setitem(x, index, value):
     """``x[index] = value`` for indices with tensors, lists or masks (repeated indices: the last
     write wins, as PyTorch's CPU kernels do)."""
@@ -306,8 +307,26 @@ def setitem(x, index, value):
         from . import indexing
         indexing.write_view(x, v, value)
         return
-    _check_no_overlap(v, index if isinstance(index, tuple) else (index,), value)
-    _write(v, adv, value, False)
+    indices = index if isinstance(index, tuple) else (index,)
+    _check_no_overlap(v, indices, value)
+    # A tensor value converts only when 0-d and written through boolean masks (PyTorch's
+    # masked_fill); otherwise, as in index_put_, its dtype must be the target's.
+    convert = not hasattr(value, "_storage") or (value.ndim == 0 and _masks_only(indices))
+    _write(v, adv, value, False, convert)
+
+
+def _masks_only(indices) -> bool:
+    """True when every tensor or list among ``indices`` is a boolean mask."""
+    advanced = [i for i in indices if hasattr(i, "_storage") or isinstance(i, list)]
+    return all(i.dtype is dtypes.bool if hasattr(i, "_storage") else
+               all(isinstance(b, bool) for b in i) for i in advanced)
+
+
+def _check_same_dtype(input, values):
+    if values.dtype is not input.dtype:
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{torch_type_name(input.dtype)} for the destination and "
+                           f"{torch_type_name(values.dtype)} for the source.")
 
 
 def _check_no_overlap(v, indices, values):
@@ -315,6 +334,7 @@ def _check_no_overlap(v, indices, values):
     check_no_overlap(v, tuple(i for i in indices if hasattr(i, "_storage")) + (values,))
 
 
+@on_host
 def index_put(input, indices, values, accumulate=False):
     """index_put(input, indices, values, accumulate=False) -> Tensor: a copy of ``input`` with
     ``input[indices] = values`` (or ``+=`` with ``accumulate``, where repeated indices add)."""
@@ -331,13 +351,12 @@ def _check_put_args(input, indices, values):
         # Unlike ``x[...]``, index_put takes tensors only (None is no full slice here).
         if not hasattr(i, "_storage"):
             raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(i).__name__}")
-    # Unlike ``x[i] = v``, index_put converts nothing.
-    if hasattr(values, "_storage") and values.dtype is not input.dtype:
-        raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{torch_type_name(input.dtype)} for the destination and "
-                           f"{torch_type_name(values.dtype)} for the source.")
+    # Unlike ``x[mask] = v`` with a 0-d ``v``, index_put converts nothing.
+    if hasattr(values, "_storage"):
+        _check_same_dtype(input, values)
 
 
+@on_host_inplace
 def index_put_(input, indices, values, accumulate=False):
     """In-place version of :func:`index_put`."""
     _check_put_args(input, indices, values)
@@ -349,12 +368,12 @@ def index_put_(input, indices, values, accumulate=False):
 
 # ----------------------------------------------------------------------------------- nonzero
 
+@on_host
 def nonzero(input, *, as_tuple=False):
     """nonzero(input, *, as_tuple=False) -> Tensor
 
     The indices of the nonzero elements: an (n, ndim) int64 tensor, or with ``as_tuple`` one
     1-D tensor per dim (a 0-d input counts as 1-d)."""
-    Tensor = _tensor_type()
     coords = _kernels().nonzero_coords(input)
     if as_tuple:
         if input.ndim == 0:
@@ -363,11 +382,13 @@ def nonzero(input, *, as_tuple=False):
     return Tensor._from_numpy_array(coords)
 
 
+@on_host
 def argwhere(input):
     """argwhere(input) -> Tensor: the same as ``nonzero(input)``."""
     return nonzero(input)
 
 
+@on_host
 def count_nonzero(input, dim=None):
     """count_nonzero(input, dim=None) -> Tensor: the number of nonzero elements (over ``dim``)."""
     return (input != 0).sum(dim)
@@ -392,6 +413,7 @@ _masked_select = primitive("masked_select", 2, backward_name="MaskedSelectBackwa
                            jvp=(lambda t, ans, x, mask: masked_select(t, mask), None))
 
 
+@on_host
 def masked_select(input, mask):
     """masked_select(input, mask) -> Tensor: the 1-D tensor of ``input``'s elements where the
     (broadcast) ``mask`` is True."""
@@ -416,6 +438,7 @@ _masked_fill = primitive(
     variants={"tts": "MaskedFillBackward0", "ttt": "MaskedFillBackward1"})
 
 
+@on_host
 def masked_fill(input, mask, value):
     """masked_fill(input, mask, value) -> Tensor: ``input`` with ``value`` where ``mask`` is True."""
     _check_bool_mask(mask, "masked_fill_")
@@ -437,12 +460,14 @@ def masked_fill(input, mask, value):
     return _record(_masked_fill, (input, mask, value if hasattr(value, "_storage") else 0.0), out, None)
 
 
+@on_host_inplace
 def masked_fill_(input, mask, value):
     """In-place version of :func:`masked_fill`."""
     from .methods import inplace_apply
     return inplace_apply(input, masked_fill, (mask, value), {})
 
 
+@on_host
 def masked_scatter(input, mask, source):
     """masked_scatter(input, mask, source) -> Tensor: ``input`` with the positions where ``mask``
     is True filled, in order, from the elements of ``source``."""
@@ -458,6 +483,7 @@ def masked_scatter(input, mask, source):
     return index_put(input.expand(shape), (m,), source.reshape(-1)[:n])
 
 
+@on_host_inplace
 def masked_scatter_(input, mask, source):
     """In-place version of :func:`masked_scatter`."""
     from .methods import inplace_apply
@@ -465,11 +491,6 @@ def masked_scatter_(input, mask, source):
     return inplace_apply(input, masked_scatter, (mask, source), {})
 
 
-# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
-from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
-_host_fallback(globals(), ['getitem', 'index_put', 'nonzero', 'argwhere', 'count_nonzero',
-               'masked_select', 'masked_fill', 'masked_scatter'], inplace=['setitem', 'index_put_',
-               'masked_fill_', 'masked_scatter_'])
 
 
 TENSOR_METHODS = {"index_put_": index_put_, "masked_fill_": masked_fill_, "masked_scatter_": masked_scatter_}

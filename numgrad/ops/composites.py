@@ -44,7 +44,7 @@ def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None, *, out=Non
             break
         hi, lo = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
         x = F.logical_xor(hi, lo) if x.dtype is dtypes.bool else hi - lo
-    return write_out(x, out)
+    return write_out(x, out, "diff")
 
 
 # ---------------------------------------------------------------------------- logcumsumexp
@@ -94,7 +94,7 @@ def logcumsumexp(input, dim: int, *, out=None):
     d = shapes.normalize_dim(dim, input.ndim)
     compute = dtypes.float32 if input.dtype is dtypes.float16 else input.dtype
     result = backend(input.device).scan(_logcumsumexp_op, input, d, compute, -math.inf, input.dtype)
-    return write_out(record_result(_logcumsumexp_op, (input,), result, {"dim": d}), out)
+    return write_out(record_result(_logcumsumexp_op, (input,), result, {"dim": d}), out, "logcumsumexp")
 
 
 # ---------------------------------------------------------------------------------- aminmax
@@ -136,7 +136,7 @@ def aminmax(input, *, dim=None, keepdim: bool = False, out=None):
         lo, hi = amin(input, d, keepdim), amax(input, d, keepdim)
     if out is None:
         return _aminmax_type(lo, hi)
-    return _aminmax_out_type(write_out(lo, out[0]), write_out(hi, out[1]))
+    return _aminmax_out_type(write_out(lo, out[0], "aminmax"), write_out(hi, out[1], "aminmax"))
 
 
 # ----------------------------------------------------------------------------------- renorm
@@ -156,7 +156,7 @@ def renorm(input, p, dim: int, maxnorm, *, out=None):
     d = shapes.normalize_dim(dim, input.ndim)
     norm = vector_norm(input, p, tuple(i for i in range(input.ndim) if i != d), True)
     # PyTorch's 1e-7 keeps the rescaled norm just under maxnorm.
-    return write_out(input * F.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0), out)
+    return write_out(input * F.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0), out, "renorm")
 
 
 # ----------------------------------------------------------------------------------- vander
@@ -234,7 +234,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim: int = -1):
     length = y.shape[d]
     if length == 0:
         return y if y.dtype.is_floating_point else y.to(dtypes.get_default_dtype())
-    from .reductions import cumsum
+    from .scans import cumsum
     width = _spacing(y, x, dx, d, "cumulative_trapezoid")
     pairs = y.narrow(d, 1, length - 1) + y.narrow(d, 0, length - 1)
     if not hasattr(width, "_storage"):

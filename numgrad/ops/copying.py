@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from .. import dtypes, shapes
 from ..autograd import tape
+from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.inplace import check_inplace
 from ..devices import as_device
 from ..tensor import DETACH_HINT, LEAF_ONLY
 from .registry import OPS, backend, primitive, run_elementwise
@@ -13,10 +15,12 @@ __all__ = ["clone", "contiguous", "to", "copy_", "detach", "detach_", "fill_", "
 
 _builtin_float, _builtin_int, _builtin_bool = float, int, bool
 
-_clone_op = primitive("clone", 1, vjp=(lambda g, ans, x: g,), jvp=(lambda t, ans, x: t,))
+_clone_op = primitive("clone", 1, vjp=(lambda g, ans, x: g,), jvp=(lambda t, ans, x: t,),
+                      batched_jvp=(lambda t, ans, x: t,))
 _to_device_op = primitive("to_device", 1, backward_name="ToCopyBackward0",
                           vjp=(lambda g, ans, x, device: g.to(x.device),),
-                          jvp=(lambda t, ans, x, device: t.to(device),))
+                          jvp=(lambda t, ans, x, device: t.to(device),),
+                          batched_jvp=(lambda t, ans, x, device: t.to(device),))
 
 
 def clone(input, *, memory_format=None):
@@ -87,7 +91,7 @@ def to(input, *args, **kwargs):
 
 
 def _move_storage(t, device):
-    from ..devices import require_cuda
+    from ..backends import require_cuda
     from ..storage import Storage
     cuda = require_cuda()
     if device.type == "cpu":
@@ -148,10 +152,10 @@ def copy_(input, src, non_blocking=False):
     if hasattr(src, "_storage") and src._shape != input._shape:
         # src must expand to input's shape; this raises PyTorch's message when it cannot.
         shapes.expand_strides(src._shape, src._strides, input._shape)
-    tape.check_inplace(input, (src,))
+    check_inplace(input, (src,))
     # Only a floating input can carry a gradient: into an integer one the copy is plain data.
     if input.dtype.is_floating_point and (
-            (tape.should_record((src,)) or input._requires_grad) and tape.grad_mode.is_grad_enabled()
+            (tape.should_record((src,)) or input._requires_grad) and is_grad_enabled()
             or tape.has_tangents((input, src))):
         value = src if hasattr(src, "_storage") else None
         if value is None:
@@ -176,9 +180,17 @@ def _overwritten_vjp(g, ans, x, src):
     return zeros_like(g)
 
 
+def _batched_copy_into(t, ans, x, src):
+    """The tangents of ``src`` (leading batch dim) as written into ``x``: cast and broadcast."""
+    b = t.shape[0]
+    t = t.reshape((b,) + (1,) * (x.ndim - src.ndim) + tuple(src.shape))
+    return t.to(x.dtype).expand((b,) + tuple(x.shape))
+
+
 _copy_op = primitive("copy_", 2, backward_name="CopyBackwards",
                      vjp=(_overwritten_vjp, lambda g, ans, x, src: g.to(src.dtype)),
-                     jvp=(None, lambda t, ans, x, src: t.to(x.dtype).expand(x.shape)))
+                     jvp=(None, lambda t, ans, x, src: t.to(x.dtype).expand(x.shape)),
+                     batched_jvp=(None, _batched_copy_into))
 
 
 def _copy_result(input, src):
@@ -236,10 +248,10 @@ def fill_(input, value):
                 f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} dimensions.")
         return copy_(input, value)
     dtypes.check_fill_value(value, input.dtype)
-    tape.check_inplace(input)
+    check_inplace(input)
     input._fill_raw(value)
     input._bump_version()
-    if tape.grad_mode.is_grad_enabled() and (input._grad_fn is not None or (
+    if is_grad_enabled() and (input._grad_fn is not None or (
             input._base is not None and input._base._requires_grad)):
         # The filled elements no longer depend on anything; a base loses their history.
         tape.rebase(input, input.detach())

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import dtypes, shapes
 from ..autograd import tape
 from ..return_types import return_type as _return_type
+from .host_fallback import on_host
 from .registry import primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
@@ -30,8 +31,8 @@ EighResult = _return_type("linalg_eigh", ["eigenvalues", "eigenvectors"])
 def _kernels(device):
     if device.type != "cpu":
         raise NotImplementedError(f"linear algebra is not implemented for device {device}")
-    from ..backends.cpu import lapack
-    return lapack
+    from . import cpu_linalg
+    return cpu_linalg
 
 
 # The LAPACK kernels PyTorch dispatches to before checking the dtype itself: a dtype they lack
@@ -142,13 +143,14 @@ _inv_op = primitive("linalg_inv", 1, backward_name="LinalgInvExBackward0",
                     jvp=(lambda t, ans, a: -(ans @ t @ ans),))
 
 
+@on_host
 def inv(A, *, out=None):
     """linalg.inv(A) -> Tensor: the inverse of each square matrix in ``A``.
 
     Raises LinAlgError when a matrix is singular."""
     check_input("linalg.inv", A)
     r = _call(lambda k: k.inv, A, name="linalg.inv", singular=_inv_singular)
-    return _write_out(_finish(_inv_op, (A,), (r,), A.ndim - 2)[0], out)
+    return _write_out(_finish(_inv_op, (A,), (r,), A.ndim - 2)[0], out, "inv")
 
 
 
@@ -173,11 +175,12 @@ _det_op = primitive("linalg_det", 1, backward_name="LinalgDetBackward0",
                     jvp=(lambda t, ans, a: (_adjugate_t(a, ans) * t).sum((-2, -1)),))
 
 
+@on_host
 def det(A, *, out=None):
     """linalg.det(A) -> Tensor: the determinant of each square matrix in ``A``."""
     check_input("linalg.det", A)
     r = _call(lambda k: k.det, A, name="linalg.det")
-    return _write_out(_finish(_det_op, (A,), (r,), A.ndim - 2)[0], out)
+    return _write_out(_finish(_det_op, (A,), (r,), A.ndim - 2)[0], out, "det")
 
 
 _slogdet_op = primitive("linalg_slogdet", 1, backward_name="LinalgSlogdetBackward0",
@@ -185,6 +188,7 @@ _slogdet_op = primitive("linalg_slogdet", 1, backward_name="LinalgSlogdetBackwar
                         jvp=(lambda t, ans, a: (inv(a).mT * t).sum((-2, -1)),))
 
 
+@on_host
 def slogdet(A, *, out=None):
     """linalg.slogdet(A) -> (sign, logabsdet): the sign and the log of the absolute value of the
     determinant; only ``logabsdet`` is differentiable."""
@@ -211,6 +215,7 @@ _solve_op = primitive("linalg_solve", 2, backward_name="LinalgSolveExBackward0",
                            lambda t, ans, a, b: solve(a, t)))
 
 
+@on_host
 def solve(A, B, *, left=True, out=None):
     """linalg.solve(A, B, *, left=True) -> Tensor: the solution X of ``A X = B`` (``X A = B`` when
     ``left`` is False). ``B`` may be a (batch of) vector(s); batch dims broadcast."""
@@ -219,7 +224,7 @@ def solve(A, B, *, left=True, out=None):
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                            f"{torch_type_name(A.dtype)} and B of type {torch_type_name(B.dtype)} instead")
     if not left:
-        return _write_out(solve(A.mT, B.mT).mT, out)
+        return _write_out(solve(A.mT, B.mT).mT, out, "solve")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B._shape == A._shape[:-1])
     b = B.unsqueeze(-1) if vector else B
     n = A._shape[-1]
@@ -230,7 +235,7 @@ def solve(A, B, *, left=True, out=None):
     a = A.expand(batch + A._shape[-2:])
     b = b.expand(batch + b._shape[-2:])
     x = _finish(_solve_op, (a, b), (_solve_raw(a, b),), len(batch))[0]
-    return _write_out(x.squeeze(-1) if vector else x, out)
+    return _write_out(x.squeeze(-1) if vector else x, out, "solve")
 
 
 # ------------------------------------------------------------------------------ cholesky
@@ -261,13 +266,14 @@ _cholesky_op = primitive("linalg_cholesky", 1, backward_name="LinalgCholeskyExBa
                          vjp=(_cholesky_vjp,), jvp=(_cholesky_jvp,))
 
 
+@on_host
 def cholesky(A, *, upper=False, out=None):
     """linalg.cholesky(A, *, upper=False) -> Tensor: L with ``A = L L^T`` (or U with ``A = U^T U``),
     reading the lower triangle of ``A``. Raises LinAlgError unless positive-definite."""
     check_input("linalg.cholesky", A)
     r = _call(lambda k: k.cholesky, A, name="linalg.cholesky", singular=_cholesky_singular)
     r = _finish(_cholesky_op, (A,), (r,), A.ndim - 2)[0]
-    return _write_out(r.mT if upper else r, out)
+    return _write_out(r.mT if upper else r, out, "cholesky")
 
 
 # ------------------------------------------------------------------------------ qr
@@ -329,6 +335,7 @@ def _qr_jvp(t, ans, a, mode, layout):
 _qr_op = primitive("linalg_qr", 1, backward_name="LinalgQrBackward0", vjp=(_qr_vjp,), jvp=(_qr_jvp,))
 
 
+@on_host
 def qr(A, mode="reduced", *, out=None):
     """linalg.qr(A, mode='reduced') -> (Q, R): ``A = Q R`` with orthonormal Q and upper triangular R.
 
@@ -417,6 +424,7 @@ def _svd_jvp(t, ans, a, full_matrices, layout):
 _svd_op = primitive("linalg_svd", 1, backward_name="LinalgSvdBackward0", vjp=(_svd_vjp,), jvp=(_svd_jvp,))
 
 
+@on_host
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """linalg.svd(A, full_matrices=True) -> (U, S, Vh): ``A = U diag(S) Vh`` with singular values
     in descending order; ``full_matrices=False`` gives the reduced factors."""
@@ -426,12 +434,13 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     return SVDResult(u, s, vh)
 
 
+@on_host
 def svdvals(A, *, driver=None, out=None):
     """linalg.svdvals(A) -> Tensor: the singular values of ``A`` in descending order."""
     check_input("linalg.svdvals", A, square=False)
     if tape.should_record((A,)) or tape.has_tangents((A,)):
-        return _write_out(svd(A, full_matrices=False).S, out)
-    return _write_out(_call(lambda k: k.svd, A, False, name="linalg.svd")[1], out)
+        return _write_out(svd(A, full_matrices=False).S, out, "svdvals")
+    return _write_out(_call(lambda k: k.svd, A, False, name="linalg.svd")[1], out, "svdvals")
 
 
 # ------------------------------------------------------------------------------ eigh
@@ -466,6 +475,7 @@ def _check_uplo(name, UPLO):
         raise RuntimeError(f"{name}: Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
 
+@on_host
 def eigh(A, UPLO="L", *, out=None):
     """linalg.eigh(A, UPLO='L') -> (eigenvalues, eigenvectors) of symmetric matrices, reading the
     lower (or upper) triangle; eigenvalues ascend."""
@@ -477,17 +487,14 @@ def eigh(A, UPLO="L", *, out=None):
     return EighResult(w, v)
 
 
+@on_host
 def eigvalsh(A, UPLO="L", *, out=None):
     """linalg.eigvalsh(A, UPLO='L') -> Tensor: the ascending eigenvalues of symmetric matrices."""
     _check_uplo("linalg.eigvalsh", UPLO)
     check_input("linalg.eigvalsh", A)
     if tape.should_record((A,)) or tape.has_tangents((A,)):
-        return _write_out(eigh(A, UPLO).eigenvalues, out)
+        return _write_out(eigh(A, UPLO).eigenvalues, out, "eigvalsh")
     x = A.mT if UPLO == "U" else A
-    return _write_out(_call(lambda k: k.eigvalsh, x, name="linalg.eigvalsh"), out)
+    return _write_out(_call(lambda k: k.eigvalsh, x, name="linalg.eigvalsh"), out, "eigvalsh")
 
 
-# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
-from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
-_host_fallback(globals(), ['inv', 'det', 'slogdet', 'solve', 'cholesky', 'qr', 'svd', 'svdvals', 'eigh',
-               'eigvalsh'])

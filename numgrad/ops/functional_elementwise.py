@@ -1,4 +1,13 @@
-"""The public functions of the elementwise ops: argument handling around the dispatcher."""
+"""The public functions of the elementwise ops, and the backward functions that rules and
+``nn.functional`` call.
+
+Ops with a plain signature (``exp(input, *, out=None)``) get a function made from their record,
+bound here by ``ops.elementwise.binding`` as their family module declares them. Written here by
+hand are the functions that take more than ``out=`` (alpha, rounding_mode, decimals, bounds,
+defaults), those that check their arguments as PyTorch does before any kernel runs, addcmul and
+addcdiv (composites with a node of their own), and the backward functions. The family modules'
+rules call these, so this module imports none of them.
+"""
 from __future__ import annotations
 
 import math
@@ -10,6 +19,7 @@ from ..tensor import Tensor
 from ..autograd import tape
 from .registry import OPS, check_out, check_out_grad, primitive, run_elementwise, torch_type_name
 
+# Grown by @_public below and by ``ops.elementwise.binding`` as the family modules declare ops.
 __all__ = []
 
 
@@ -18,134 +28,13 @@ def _public(fn):
     return fn
 
 
-def _unary(name, doc):
-    op = OPS[name]
-
-    def fn(input, *, out=None):
-        return run_elementwise(op, (input,), out)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"{name}(input, *, out=None) -> Tensor\n\n{doc}"
-    # The op it dispatches and nothing else (Tensor's in-place methods may run the op directly).
-    fn.elementwise_op = op
-    __all__.append(name)
-    return fn
-
-
-def _binary(name, doc):
-    op = OPS[name]
-
-    def fn(input, other, *, out=None):
-        return run_elementwise(op, (input, other), out)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"{name}(input, other, *, out=None) -> Tensor\n\n{doc}"
-    __all__.append(name)
-    return fn
-
-
-neg = _unary("neg", "Returns the negative of each element.")
-abs = _unary("abs", "Computes the absolute value of each element.")
-sign = _unary("sign", "Returns the sign (-1, 0 or 1) of each element.")
-sqrt = _unary("sqrt", "Square root of each element.")
-rsqrt = _unary("rsqrt", "Reciprocal of the square root of each element.")
-square = _unary("square", "Square of each element.")
-reciprocal = _unary("reciprocal", "Reciprocal 1/x of each element (floating result).")
-exp = _unary("exp", "Exponential of each element.")
-exp2 = _unary("exp2", "2 raised to each element.")
-expm1 = _unary("expm1", "exp(x) - 1, accurate for small x.")
-log = _unary("log", "Natural logarithm of each element.")
-log1p = _unary("log1p", "log(1 + x), accurate for small x.")
-log2 = _unary("log2", "Base-2 logarithm of each element.")
-log10 = _unary("log10", "Base-10 logarithm of each element.")
-sin = _unary("sin", "Sine of each element.")
-cos = _unary("cos", "Cosine of each element.")
-tan = _unary("tan", "Tangent of each element.")
-asin = _unary("asin", "Arcsine of each element.")
-acos = _unary("acos", "Arccosine of each element.")
-atan = _unary("atan", "Arctangent of each element.")
-sinh = _unary("sinh", "Hyperbolic sine of each element.")
-cosh = _unary("cosh", "Hyperbolic cosine of each element.")
-tanh = _unary("tanh", "Hyperbolic tangent of each element.")
-asinh = _unary("asinh", "Inverse hyperbolic sine of each element.")
-acosh = _unary("acosh", "Inverse hyperbolic cosine of each element.")
-atanh = _unary("atanh", "Inverse hyperbolic tangent of each element.")
-sigmoid = _unary("sigmoid", "Logistic sigmoid 1 / (1 + exp(-x)) of each element, computed without overflow.")
-relu = _unary("relu", "max(x, 0) of each element.")
-
-
-def pow_backward(grad, input, exponent):
-    """``grad * exponent * input ** (exponent - 1)`` for a Python-scalar ``exponent``, in one
-    kernel: the cotangent through ``input ** exponent``."""
-    return run_elementwise(OPS["pow_backward"], (grad, input, exponent))
-
-
-def threshold_backward(grad, result):
-    """``grad`` where ``result`` is positive or NaN, 0 elsewhere: the cotangent through a ReLU."""
-    return run_elementwise(OPS["threshold_backward"], (grad, result))
-
-
-def tanh_backward(grad, output):
-    """``grad * (1 - output ** 2)`` in one kernel: the cotangent through ``output = tanh(x)``."""
-    return run_elementwise(OPS["tanh_backward"], (grad, output))
-
-
-def sigmoid_backward(grad, output):
-    """``grad * (1 - output) * output`` in one kernel: the cotangent through ``output = sigmoid(x)``."""
-    return run_elementwise(OPS["sigmoid_backward"], (grad, output))
-erf = _unary("erf", "Error function of each element.")
-erfc = _unary("erfc", "Complementary error function of each element.")
-ceil = _unary("ceil", "Smallest integer not less than each element.")
-floor = _unary("floor", "Largest integer not greater than each element.")
-trunc = _unary("trunc", "Each element rounded towards zero.")
-frac = _unary("frac", "Fractional part x - trunc(x) of each element.")
-isnan = _unary("isnan", "True where an element is NaN.")
-isinf = _unary("isinf", "True where an element is +/-inf.")
-isfinite = _unary("isfinite", "True where an element is neither inf nor NaN.")
-logical_not = _unary("logical_not", "Logical NOT of each element (nonzero is True).")
-atan2 = _binary("atan2", "Elementwise arctangent of input / other, using the signs of both for the quadrant.")
-arctan2 = atan2
-mul = _binary("mul", "Multiplies input by other, with broadcasting.")
-multiply = mul
-maximum = _binary("maximum", "Elementwise maximum; NaN propagates.")
-minimum = _binary("minimum", "Elementwise minimum; NaN propagates.")
-fmax = _binary("fmax", "Elementwise maximum ignoring NaN: NaN only where both are NaN.")
-fmin = _binary("fmin", "Elementwise minimum ignoring NaN: NaN only where both are NaN.")
-eq = _binary("eq", "Elementwise ==, as a bool tensor.")
-ne = _binary("ne", "Elementwise !=, as a bool tensor.")
-lt = _binary("lt", "Elementwise <, as a bool tensor.")
-le = _binary("le", "Elementwise <=, as a bool tensor.")
-gt = _binary("gt", "Elementwise >, as a bool tensor.")
-ge = _binary("ge", "Elementwise >=, as a bool tensor.")
-logical_and = _binary("logical_and", "Elementwise logical AND (nonzero is True).")
-logical_or = _binary("logical_or", "Elementwise logical OR (nonzero is True).")
-logical_xor = _binary("logical_xor", "Elementwise logical XOR (nonzero is True).")
-bitwise_xor = _binary("bitwise_xor", "Elementwise bitwise XOR of integer or bool tensors.")
-bitwise_left_shift = _binary("bitwise_left_shift", "Elementwise left shift of integer tensors.")
-bitwise_right_shift = _binary("bitwise_right_shift", "Elementwise arithmetic right shift of integer tensors.")
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-negative, absolute = neg, abs
-arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
-__all__ += ["arctan2", "multiply", "greater", "greater_equal", "less", "less_equal", "not_equal",
-            "negative", "absolute", "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]
-
-
 def _is_bool(x) -> bool:
     return x.dtype is dtypes.bool if hasattr(x, "_storage") else isinstance(x, bool)
 
 
-@_public
-def bitwise_and(input, other, *, out=None):
-    """bitwise_and(input, other, *, out=None) -> Tensor
-
-    Elementwise bitwise AND of integer or bool tensors."""
-    return run_elementwise(OPS["bitwise_and"], (input, other), out)
-
-
-@_public
-def bitwise_or(input, other, *, out=None):
-    """bitwise_or(input, other, *, out=None) -> Tensor
-
-    Elementwise bitwise OR of integer or bool tensors."""
-    return run_elementwise(OPS["bitwise_or"], (input, other), out)
+def _mul(x, y):
+    # Not ``mul``: the arithmetic family binds that into this module, and only once it has loaded.
+    return run_elementwise(OPS["mul"], (x, y))
 
 
 @_public
@@ -198,6 +87,10 @@ def _check_not_bool_sub(a, b):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
             "`logical_xor()` operator instead.")
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+            "mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _is_integral_division(a, b) -> bool:
@@ -213,7 +106,7 @@ def _check_divisor(a, b):
         if b.dtype.is_floating_point:
             return
         from .reductions import any as _any
-        zero = bool(_any(eq(b, 0)))
+        zero = bool(_any(run_elementwise(OPS["eq"], (b, 0))))
     else:
         zero = b == 0
     if zero:
@@ -292,12 +185,26 @@ def pow(input, exponent, *, out=None):
     if not rt.is_floating_point:
         if hasattr(exponent, "_storage"):
             from .reductions import any as _any
-            negative_exponent = bool(_any(lt(exponent, 0))) if exponent.numel() else False
+            negative_exponent = bool(_any(run_elementwise(OPS["lt"], (exponent, 0)))) if exponent.numel() else False
         else:
             negative_exponent = exponent < 0
         if negative_exponent:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
     return run_elementwise(OPS["pow"], (input, exponent), out)
+
+
+@_public
+def float_power(input, exponent, *, out=None):
+    """float_power(input, exponent, *, out=None) -> Tensor
+
+    ``input ** exponent`` computed in double precision: the result is always float64."""
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError("float_power() expects at least one Tensor argument")
+    base, exp_ = [x.to(dtypes.float64) if isinstance(x, Tensor) else float(x) for x in (input, exponent)]
+    if out is not None and out.dtype is not dtypes.float64:
+        raise RuntimeError(f"the output given to float_power has dtype {torch_type_name(out.dtype)} but the "
+                           f"operation's result requires dtype Double")
+    return pow(base, exp_, out=out)
 
 
 @_public
@@ -310,7 +217,7 @@ def round(input, *, decimals=0, out=None):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"round_cpu" not implemented for \'{torch_type_name(input.dtype)}\'')
     scale = 10.0 ** decimals
-    return run_elementwise(OPS["div"], (run_elementwise(OPS["round"], (mul(input, scale),)), scale), out)
+    return run_elementwise(OPS["div"], (run_elementwise(OPS["round"], (_mul(input, scale),)), scale), out)
 
 
 @_public
@@ -397,10 +304,10 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     inputs = (input, tensor1, tensor2)
     if out is None and _records(inputs):
         a, b, c = [tape.plain(x) for x in inputs]
-        prod = mul(b, c)
-        return tape.record_result(_addcmul, inputs, add(a, prod if value == 1 else mul(prod, value)), {"value": value})
-    prod = mul(tensor1, tensor2)
-    return add(input, prod if value == 1 else mul(prod, value), out=out)
+        prod = _mul(b, c)
+        return tape.record_result(_addcmul, inputs, add(a, prod if value == 1 else _mul(prod, value)), {"value": value})
+    prod = _mul(tensor1, tensor2)
+    return add(input, prod if value == 1 else _mul(prod, value), out=out)
 
 
 def _records(inputs) -> bool:
@@ -435,9 +342,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     if out is None and _records(inputs):
         a, b, c = [tape.plain(x) for x in inputs]
         q = div(b, c)
-        return tape.record_result(_addcdiv, inputs, add(a, q if value == 1 else mul(q, value)), {"value": value})
+        return tape.record_result(_addcdiv, inputs, add(a, q if value == 1 else _mul(q, value)), {"value": value})
     q = div(tensor1, tensor2)
-    return add(input, q if value == 1 else mul(q, value), out=out)
+    return add(input, q if value == 1 else _mul(q, value), out=out)
 
 
 @_public
@@ -458,11 +365,6 @@ def where(condition, input=None, other=None, *, out=None):
 @_public
 def copy(input):
     return run_elementwise(OPS["copy"], (input,))
-
-
-sgn = _unary("sgn", "The sign of each element; for real tensors the same as :func:`sign`.")
-hypot = _binary("hypot", "sqrt(input**2 + other**2) of each pair, without overflow in the squares.")
-logaddexp = _binary("logaddexp", "log(exp(input) + exp(other)) of each pair, computed without overflow.")
 
 
 @_public
@@ -494,81 +396,6 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     # Replacements beyond the dtype's range round to infinity, as a cast would, without its warning.
     values = [float(v) if v != v or -big <= v <= big else math.copysign(math.inf, v) for v in values]
     return run_elementwise(OPS["nan_to_num"], (input, values[2], values[0], values[1]), out)
-
-
-# The backward kernels of the activations (``numgrad.nn.functional``): grad times the local
-# derivative at ``input``, each in one pass.
-def check_floating(kernel, *tensors):
-    """Refuse integer operands of an activation (or its backward) as PyTorch does: checked here,
-    not by the op, since a float parameter would promote them."""
-    rt = dtypes.result_type(*tensors)
-    if not rt.is_floating_point:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_type_name(rt)}\'')
-
-
-def gelu_backward(grad, input, approximate="none"):
-    """The cotangent of :func:`numgrad.nn.functional.gelu` at ``input``."""
-    if approximate == "tanh":
-        return run_elementwise(OPS["gelu_tanh_backward"], (grad, input))
-    if isinstance(input, Tensor):
-        result = run_elementwise(OPS["gelu"], (input,))
-    else:
-        result = input * 0.5 * math.erfc(-input * math.sqrt(0.5))
-    return run_elementwise(OPS["gelu_backward"], (grad, input, result))
-
-
-def silu_backward(grad, input):
-    """The cotangent of :func:`numgrad.nn.functional.silu` at ``input``."""
-    return run_elementwise(OPS["silu_backward"], (grad, input))
-
-
-def log_sigmoid_backward(grad, input):
-    """The cotangent of :func:`numgrad.nn.functional.logsigmoid` at ``input``."""
-    return run_elementwise(OPS["log_sigmoid_backward"], (grad, input))
-
-
-def leaky_relu_backward(grad, input, negative_slope):
-    """The cotangent of :func:`numgrad.nn.functional.leaky_relu` at ``input``."""
-    check_floating("leaky_relu_backward_cpu", grad, input)
-    return run_elementwise(OPS["leaky_relu_backward"], (grad, input, negative_slope))
-
-
-def elu_backward(grad, input, alpha):
-    """The cotangent of :func:`numgrad.nn.functional.elu` at ``input``."""
-    check_floating("elu_backward_cpu", grad, input)
-    return run_elementwise(OPS["elu_backward"], (grad, input, alpha))
-
-
-def softplus_backward(grad, input, beta, threshold):
-    """The cotangent of :func:`numgrad.nn.functional.softplus` at ``input``."""
-    check_floating("softplus_backward_cpu", grad, input)
-    return run_elementwise(OPS["softplus_backward"], (grad, input, beta, threshold))
-
-
-def hardtanh_backward(grad, input, min_val, max_val):
-    """The cotangent of :func:`numgrad.nn.functional.hardtanh` at ``input``."""
-    check_floating("hardtanh_backward_cpu", grad, input)
-    return run_elementwise(OPS["hardtanh_backward"], (grad, input, min_val, max_val))
-
-
-# ---------------------------------------------------------------------------------- special functions
-erfinv = _unary("erfinv", "Inverse error function of each element (+/-inf at +/-1, NaN beyond).")
-lgamma = _unary("lgamma", "Natural logarithm of the absolute value of the gamma function.")
-digamma = _unary("digamma", "Logarithmic derivative of the gamma function, psi(x).")
-i0 = _unary("i0", "Modified Bessel function of the first kind, order 0.")
-sinc = _unary("sinc", "Normalized sinc sin(pi x) / (pi x), 1 at 0.")
-deg2rad = _unary("deg2rad", "Each element converted from degrees to radians.")
-rad2deg = _unary("rad2deg", "Each element converted from radians to degrees.")
-signbit = _unary("signbit", "True where an element's sign bit is set (including -0.0).")
-isneginf = _unary("isneginf", "True where an element is -inf.")
-isposinf = _unary("isposinf", "True where an element is +inf.")
-fix = trunc
-__all__.append("fix")
-
-
-def special_i1(input, *, out=None):
-    """Modified Bessel function of the first kind, order 1 (``numgrad.special.i1``)."""
-    return run_elementwise(OPS["special_i1"], (input,), out)
 
 
 def _check_tensors(name, first=1, **args):
@@ -652,22 +479,91 @@ def ldexp(input, other, *, out=None):
 
 
 @_public
-def float_power(input, exponent, *, out=None):
-    """float_power(input, exponent, *, out=None) -> Tensor
-
-    ``input ** exponent`` computed in double precision: the result is always float64."""
-    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
-        raise TypeError("float_power() expects at least one Tensor argument")
-    base, exp_ = [x.to(dtypes.float64) if isinstance(x, Tensor) else float(x) for x in (input, exponent)]
-    if out is not None and out.dtype is not dtypes.float64:
-        raise RuntimeError(f"the output given to float_power has dtype {torch_type_name(out.dtype)} but the "
-                           f"operation's result requires dtype Double")
-    return pow(base, exp_, out=out)
-
-
-@_public
 def isreal(input):
     """isreal(input) -> Tensor
 
     True where an element is real: everywhere, for numgrad's real dtypes."""
     return run_elementwise(OPS["isreal"], (input,))
+
+
+# ---------------------------------------------------------------------------------- backward functions
+# Each runs one fused kernel: the cotangent through its op, as PyTorch's functions of these names.
+def pow_backward(grad, input, exponent):
+    """``grad * exponent * input ** (exponent - 1)`` for a Python-scalar ``exponent``, in one
+    kernel: the cotangent through ``input ** exponent``."""
+    return run_elementwise(OPS["pow_backward"], (grad, input, exponent))
+
+
+def threshold_backward(grad, result):
+    """``grad`` where ``result`` is positive or NaN, 0 elsewhere: the cotangent through a ReLU."""
+    return run_elementwise(OPS["threshold_backward"], (grad, result))
+
+
+def tanh_backward(grad, output):
+    """``grad * (1 - output ** 2)`` in one kernel: the cotangent through ``output = tanh(x)``."""
+    return run_elementwise(OPS["tanh_backward"], (grad, output))
+
+
+def sigmoid_backward(grad, output):
+    """``grad * (1 - output) * output`` in one kernel: the cotangent through ``output = sigmoid(x)``."""
+    return run_elementwise(OPS["sigmoid_backward"], (grad, output))
+
+
+def special_i1(input, *, out=None):
+    """Modified Bessel function of the first kind, order 1 (``numgrad.special.i1``)."""
+    return run_elementwise(OPS["special_i1"], (input,), out)
+
+
+# The cotangents of the activations in ``numgrad.nn.functional``: grad times the local derivative
+# at ``input``, each in one pass.
+def check_floating(kernel, *tensors):
+    """Refuse integer operands of an activation (or its backward) as PyTorch does: checked here,
+    not by the op, since a float parameter would promote them."""
+    rt = dtypes.result_type(*tensors)
+    if not rt.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_type_name(rt)}\'')
+
+
+def gelu_backward(grad, input, approximate="none"):
+    """The cotangent of :func:`numgrad.nn.functional.gelu` at ``input``."""
+    if approximate == "tanh":
+        return run_elementwise(OPS["gelu_tanh_backward"], (grad, input))
+    if isinstance(input, Tensor):
+        result = run_elementwise(OPS["gelu"], (input,))
+    else:
+        result = input * 0.5 * math.erfc(-input * math.sqrt(0.5))
+    return run_elementwise(OPS["gelu_backward"], (grad, input, result))
+
+
+def silu_backward(grad, input):
+    """The cotangent of :func:`numgrad.nn.functional.silu` at ``input``."""
+    return run_elementwise(OPS["silu_backward"], (grad, input))
+
+
+def log_sigmoid_backward(grad, input):
+    """The cotangent of :func:`numgrad.nn.functional.logsigmoid` at ``input``."""
+    return run_elementwise(OPS["log_sigmoid_backward"], (grad, input))
+
+
+def leaky_relu_backward(grad, input, negative_slope):
+    """The cotangent of :func:`numgrad.nn.functional.leaky_relu` at ``input``."""
+    check_floating("leaky_relu_backward_cpu", grad, input)
+    return run_elementwise(OPS["leaky_relu_backward"], (grad, input, negative_slope))
+
+
+def elu_backward(grad, input, alpha):
+    """The cotangent of :func:`numgrad.nn.functional.elu` at ``input``."""
+    check_floating("elu_backward_cpu", grad, input)
+    return run_elementwise(OPS["elu_backward"], (grad, input, alpha))
+
+
+def softplus_backward(grad, input, beta, threshold):
+    """The cotangent of :func:`numgrad.nn.functional.softplus` at ``input``."""
+    check_floating("softplus_backward_cpu", grad, input)
+    return run_elementwise(OPS["softplus_backward"], (grad, input, beta, threshold))
+
+
+def hardtanh_backward(grad, input, min_val, max_val):
+    """The cotangent of :func:`numgrad.nn.functional.hardtanh` at ``input``."""
+    check_floating("hardtanh_backward_cpu", grad, input)
+    return run_elementwise(OPS["hardtanh_backward"], (grad, input, min_val, max_val))

@@ -6,7 +6,9 @@ VJP and JVP rules, written in these same ops, next to it.
 from __future__ import annotations
 
 from .. import dtypes, shapes
+from ..tensor import Tensor
 from ..autograd import tape
+from ..autograd.inplace import check_inplace
 from ..autograd.tape import record_result as _record
 from .registry import primitive, torch_type_name, write_out as _write_out
 
@@ -25,14 +27,10 @@ def _kernels(t=None):
     return index
 
 
-def _tensor_type():
-    from ..tensor import Tensor
-    return Tensor
-
 
 def _copy(x):
     """A contiguous copy of ``x`` with no history, to be written into in place."""
-    out = _tensor_type()._empty(x._shape, x.dtype, x.device)
+    out = Tensor._empty(x._shape, x.dtype, x.device)
     out._write(x)
     return out
 
@@ -60,9 +58,9 @@ def _in_place(raw, out_of_place, self, args, others=(), may_overlap=False, index
         shapes.check_no_internal_overlap(self._shape, self._strides)
     check_no_overlap(self, (index,) + others)
     if tape.should_record((self,) + others) or tape.has_tangents((self,) + others):
-        tape.check_inplace(self, others)
+        check_inplace(self, others)
         return inplace_apply(self, out_of_place, args, {})
-    tape.check_inplace(self)
+    check_inplace(self)
     raw(self, *args)
     self._bump_version()
     return self
@@ -128,11 +126,11 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     _check_gather_shapes(x, d, idx, "gather")
     if idx.numel():
         _check_range(idx, d, x._shape[d])
-    result = _tensor_type()._empty(index._shape, input.dtype, input.device)
+    result = Tensor._empty(index._shape, input.dtype, input.device)
     src_strides, ds = _dim_strides(x, d)
     r = result.reshape(idx._shape)
     _kernels(r).run_gather(r, r._strides, idx, idx._strides, x, src_strides, ds)
-    return _write_out(_record(_gather_op, (input,), result, {"dim": d, "index": index}), out)
+    return _write_out(_record(_gather_op, (input,), result, {"dim": d, "index": index}), out, "gather")
 
 
 
@@ -197,7 +195,6 @@ def _scatter_args(self, dim, index, src, opname):
     if idx.numel() == 0:
         return None
     _check_gather_shapes(x, d, idx, opname)
-    Tensor = _tensor_type()
     if isinstance(src, Tensor):
         if src.dtype is not self.dtype:
             raise RuntimeError(f"{opname}(): Expected self.dtype to be equal to src.dtype")
@@ -231,7 +228,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if src is None:
         src = value
     mode = _reduce_mode(reduce)
-    is_tensor = isinstance(src, _tensor_type())
+    is_tensor = isinstance(src, Tensor)
     inputs = (input, src) if is_tensor else (input,)
     if mode and (tape.should_record(inputs) or tape.has_tangents(inputs)):
         raise RuntimeError("the derivative for 'scatter' with the reduce argument is not implemented")
@@ -247,7 +244,7 @@ def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
     """In-place version of :func:`scatter`."""
     if src is None:
         src = value
-    others = (src,) if isinstance(src, _tensor_type()) else ()
+    others = (src,) if isinstance(src, Tensor) else ()
     return _in_place(lambda s: _scatter_raw(s, dim, index, src, _reduce_mode(reduce)),
                      lambda s: scatter(s, dim, index, src, reduce=reduce), input, (), others, index=index)
 
@@ -314,12 +311,13 @@ def index_select(input, dim, index, *, out=None):
     _check_range(idx, d, size, IndexError)
     shape = list(x._shape)
     shape[d] = idx._shape[0]
-    result = _tensor_type()._empty(tuple(shape) if input.ndim else (), input.dtype, input.device)
+    result = Tensor._empty(tuple(shape) if input.ndim else (), input.dtype, input.device)
     r = result if input.ndim else result.reshape(shape)
     src_strides, ds = _dim_strides(x, d)
     idx_strides = tuple(idx._strides[0] if k == d else 0 for k in range(x.ndim))
     _kernels(r).run_gather(r, r._strides, idx, idx_strides, x, src_strides, ds)
-    return _write_out(_record(_index_select_op, (input,), result, {"dim": d, "index": index}), out)
+    result = _record(_index_select_op, (input,), result, {"dim": d, "index": index})
+    return _write_out(result, out, "index_select")
 
 
 def _index_put_along(self, dim, index, source, mode, opname):
@@ -328,7 +326,6 @@ def _index_put_along(self, dim, index, source, mode, opname):
     idx = _check_vector_index(index, opname)
     x = _as_nd(self)
     d = shapes.normalize_dim(dim, x.ndim)
-    Tensor = _tensor_type()
     n = idx._shape[0]
     if isinstance(source, Tensor):
         if source.dtype is not self.dtype:
@@ -491,7 +488,7 @@ def take(input, index):
     n = input.numel()
     idx = _flat_index(index, n, "take")
     x = input.contiguous().reshape(-1)
-    result = _tensor_type()._empty(index._shape, input.dtype, input.device)
+    result = Tensor._empty(index._shape, input.dtype, input.device)
     r = result.reshape(-1)
     i = idx.reshape(-1)
     _kernels(r).run_gather(r, r._strides, i, i._strides, x, (0,), x._strides[0] if x.ndim else 1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 
 from .. import shapes
-from . import views
+from . import slice_views, views
 
 __all__ = []
 
@@ -76,7 +76,7 @@ def basic_index(x, index):
     if isinstance(index, slice):
         if not x.ndim:
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-        return views._slice(x, 0, *_slice_bounds(index, x._shape[0]))
+        return slice_views.slice_view(x, 0, *_slice_bounds(index, x._shape[0]))
     items = _expand_index(index, x.ndim)
     out = x
     dim = 0   # dim of ``out`` the next item applies to
@@ -89,15 +89,15 @@ def basic_index(x, index):
         if isinstance(i, slice):
             start, length, step = _slice_bounds(i, size)
             if start != 0 or length != size or step != 1:
-                out = views._slice(out, dim, start, length, step)
+                out = slice_views.slice_view(out, dim, start, length, step)
             dim += 1
         else:
             k = _as_int(i)
             if not -size <= k < size:
                 # PyTorch names the int's position in the index, not a dim.
                 raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
-            out = views.select(out, dim, k)
-    return views._alias(out) if out is x else out
+            out = slice_views.select(out, dim, k)
+    return slice_views.alias(out) if out is x else out
 
 
 def _as_int(v):

@@ -20,8 +20,8 @@ INPLACE_METHODS = ["addmm", "addmv", "addr", "baddbmm", "addbmm"]
 
 
 
-def _write_product(r, out, name: str = ""):
-    """Write a product into ``out=``, which must already have the product's dtype: no conversion."""
+def _write_product(r, out, name: str):
+    """Write the product ``name`` into ``out=``, which must already have the product's dtype: no conversion."""
     if out is not None and out.dtype is not r.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {dtypes.C_NAMES[r.dtype]}, but got "
                            f"{dtypes.C_NAMES[out.dtype]} instead")
@@ -48,10 +48,12 @@ def _mm_vjp_b(g, ans, a, b):
 
 _MM_VJP = (_mm_vjp_a, _mm_vjp_b)
 _MM_JVP = (lambda t, ans, a, b: matmul(t, b), lambda t, ans, a, b: matmul(a, t))
-_mm_op = primitive("mm", 2, vjp=_MM_VJP, jvp=_MM_JVP)
-_bmm_op = primitive("bmm", 2, vjp=_MM_VJP, jvp=_MM_JVP)
+# matmul broadcasts a leading batch dim of either factor, so the plain rules batch as they are.
+_mm_op = primitive("mm", 2, vjp=_MM_VJP, jvp=_MM_JVP, batched_jvp=_MM_JVP)
+_bmm_op = primitive("bmm", 2, vjp=_MM_VJP, jvp=_MM_JVP, batched_jvp=_MM_JVP)
 _dot_op = primitive("dot", 2, vjp=(lambda g, ans, a, b: g * b, lambda g, ans, a, b: g * a),
-                    jvp=(lambda t, ans, a, b: dot(t, b), lambda t, ans, a, b: dot(a, t)))
+                    jvp=(lambda t, ans, a, b: dot(t, b), lambda t, ans, a, b: dot(a, t)),
+                    batched_jvp=(lambda t, ans, a, b: t.matmul(b), lambda t, ans, a, b: t.matmul(a)))
 
 def _shape_str(shape) -> str:
     return "x".join(map(str, shape))
@@ -139,7 +141,7 @@ def mm(input, mat2, *, out=None):
     if len(input._shape) != 2 or len(mat2._shape) != 2:
         _check_mm(input, mat2)
     r = _mm(input, mat2)
-    return r if out is None else _write_product(r, out)
+    return r if out is None else _write_product(r, out, "mm")
 
 
 def _mm(a, b):
@@ -179,14 +181,14 @@ def bmm(input, mat2, *, out=None):
     """bmm(input, mat2) -> Tensor: batched product of (b x n x m) and (b x m x p) tensors."""
     _check_bmm(input, mat2)
     b, n, _ = input._shape
-    return _write_product(_product(_bmm_op, input, mat2, (b, n, mat2._shape[2])), out)
+    return _write_product(_product(_bmm_op, input, mat2, (b, n, mat2._shape[2])), out, "bmm")
 
 
 def mv(input, vec, *, out=None):
     """mv(input, vec) -> Tensor: the product of an (n x m) matrix and a vector of size m."""
     _check_mv(input, vec)
     _check_same_dtype(input, vec)
-    return _write_product(tape.record_result(_mv_op, (input, vec), _raw_mv(input, vec)), out)
+    return _write_product(tape.record_result(_mv_op, (input, vec), _raw_mv(input, vec)), out, "mv")
 
 
 # One node (PyTorch's MvBackward0) for the matrix product it runs.
@@ -219,7 +221,7 @@ def dot(input, tensor, *, out=None):
         tape.record(_dot_op, (input, tensor), result)
     if tape.has_tangents((input, tensor)):
         tape.forward_jvp(_dot_op, (input, tensor), result)
-    return _write_product(result, out)
+    return _write_product(result, out, "dot")
 
 
 def vdot(input, other, *, out=None):
@@ -252,7 +254,7 @@ def matmul(input, other, *, out=None):
         # The row count is spelled out: -1 is ambiguous when k is 0.
         r = matmul(input.reshape(shapes.prod(lead), k), other)
         # r is a fresh product nothing else reads: PyTorch's unsafe view of it, not a copy.
-        r = views._unsafe_view(r, lead + r._shape[1:])
+        r = views.unsafe_view(r, lead + r._shape[1:])
     else:
         r = _batched(input, other)
     return _write_product(r, out, "matmul")
@@ -281,7 +283,7 @@ def _batched(a, b):
 def inner(input, other, *, out=None):
     """inner(input, other) -> Tensor: sums products over the last dims (scalars multiply)."""
     if input.ndim == 0 or other.ndim == 0:
-        return _write_out(input * other, out)
+        return _write_out(input * other, out, "inner")
     k = input._shape[-1]
     if other._shape[-1] != k:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
@@ -289,7 +291,7 @@ def inner(input, other, *, out=None):
     if input.ndim == 1 and other.ndim == 1:
         return dot(input, other, out=out)
     r = mm(input.reshape(shapes.prod(input._shape[:-1]), k), other.reshape(shapes.prod(other._shape[:-1]), k).t())
-    return _write_out(r.reshape(input._shape[:-1] + other._shape[:-1]), out)
+    return _write_out(r.reshape(input._shape[:-1] + other._shape[:-1]), out, "inner")
 
 
 def outer(input, vec2, *, out=None):
@@ -298,7 +300,7 @@ def outer(input, vec2, *, out=None):
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
     # PyTorch's composition (its history shows a ViewBackward0 on input only).
-    return _write_out(input.reshape(-1, 1) * vec2, out)
+    return _write_out(input.reshape(-1, 1) * vec2, out, "outer")
 
 
 ger = outer
@@ -366,7 +368,7 @@ def _fused(op, inputs, r, beta, alpha, out):
         r = _scale_add_into(r, input, beta, alpha)
     else:
         r = _scaled_sum(tape.plain(input), r, beta, alpha, r._shape)
-    return _write_product(tape.record_result(op, inputs, r, {"beta": beta, "alpha": alpha}), out)
+    return _write_product(tape.record_result(op, inputs, r, {"beta": beta, "alpha": alpha}), out, op.name)
 
 
 def _bias_vjp(g, ans, bias, a, b, beta, alpha):
@@ -511,7 +513,7 @@ def tensordot(a, b, dims=2, out=None):
     am = a.permute(free_a + da).reshape(shapes.prod(a._shape[d] for d in free_a), k)
     bm = b.permute(db + free_b).reshape(k, shapes.prod(b._shape[d] for d in free_b))
     r = mm(am, bm).reshape(tuple(a._shape[d] for d in free_a) + tuple(b._shape[d] for d in free_b))
-    return _write_out(r, out)
+    return _write_out(r, out, "tensordot")
 
 
 def kron(input, other, *, out=None):
@@ -521,4 +523,4 @@ def kron(input, other, *, out=None):
     sb = (1,) * (nd - other.ndim) + tuple(other._shape)
     a = input.reshape(tuple(s for d in sa for s in (d, 1)))
     b = other.reshape(tuple(s for d in sb for s in (1, d)))
-    return _write_out((a * b).reshape(tuple(x * y for x, y in zip(sa, sb))), out)
+    return _write_out((a * b).reshape(tuple(x * y for x, y in zip(sa, sb))), out, "kron")

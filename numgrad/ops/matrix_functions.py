@@ -109,7 +109,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         tape.record(_pnorm_op, (x,), r, params)
     if tape.has_tangents((x,)):
         tape.forward_jvp(_pnorm_op, (x,), r, params)
-    return _write_out(r, out)
+    return _write_out(r, out, "vector_norm")
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
@@ -124,7 +124,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     d0, d1 = (shapes.normalize_dim(d, A.ndim) for d in dim)
     if ord == "fro":
-        return _write_out(vector_norm(A, 2, (d0, d1), keepdim), out)
+        return _write_out(vector_norm(A, 2, (d0, d1), keepdim), out, "matrix_norm")
     if ord == "nuc" or ord in (2, -2):
         s = D.svdvals(A.movedim((d0, d1), (-2, -1)))
         r = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
@@ -138,7 +138,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     if keepdim:
         r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
-    return _write_out(r, out)
+    return _write_out(r, out, "matrix_norm")
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -185,7 +185,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
     keep = s > _cutoff(s, atol, rtol, m, n, A.dtype)
     # where() on both sides keeps 1/s of dropped values out of the gradient.
     sinv = where(keep, 1.0 / where(keep, s, 1.0), 0.0)
-    return _write_out((vh.mT * sinv.unsqueeze(-2)) @ u.mT, out)
+    return _write_out((vh.mT * sinv.unsqueeze(-2)) @ u.mT, out, "pinv")
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
@@ -193,7 +193,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     above the tolerance."""
     D.check_input("linalg.matrix_rank", A, square=False)
     s = D.svdvals(A.detach())
-    return _write_out((s > _cutoff(s, atol, rtol, *A._shape[-2:], A.dtype)).sum(-1), out)
+    return _write_out((s > _cutoff(s, atol, rtol, *A._shape[-2:], A.dtype)).sum(-1), out, "matrix_rank")
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
@@ -236,7 +236,8 @@ def matrix_power(A, n, *, out=None):
                            f"{A._shape[-2]} by {A._shape[-1]} matrices")
     if n == 0:
         from ..creation import eye
-        return _write_out(eye(A._shape[-1], dtype=A.dtype, device=A.device).expand(A._shape).clone(), out)
+        identity = eye(A._shape[-1], dtype=A.dtype, device=A.device).expand(A._shape).clone()
+        return _write_out(identity, out, "matrix_power")
     if n < 0:
         A = D.inv(A)
         n = -n
@@ -249,7 +250,7 @@ def matrix_power(A, n, *, out=None):
         if not n:
             break
         base = matmul(base, base)
-    return _write_out(result, out)
+    return _write_out(result, out, "matrix_power")
 
 
 def multi_dot(tensors, *, out=None):
@@ -260,12 +261,12 @@ def multi_dot(tensors, *, out=None):
     r = tensors[0]
     for t in tensors[1:]:
         r = matmul(r, t)
-    return _write_out(r, out)
+    return _write_out(r, out, "multi_dot")
 
 
 def vecdot(x, y, *, dim=-1, out=None):
     """linalg.vecdot(x, y, *, dim=-1) -> Tensor: dot products along ``dim`` with broadcasting."""
-    return _write_out((x * y).sum(dim), out)
+    return _write_out((x * y).sum(dim), out, "vecdot")
 
 
 def _trace_vjp(g, ans, x):
@@ -326,7 +327,7 @@ def _recorded_cross(a, b, dim, name):
 
 def linalg_cross(input, other, *, dim=-1, out=None):
     """linalg.cross(input, other, *, dim=-1) -> Tensor: cross products of 3-vectors along ``dim``."""
-    return _write_out(_recorded_cross(input, other, dim, "linalg.cross"), out)
+    return _write_out(_recorded_cross(input, other, dim, "linalg.cross"), out, "linalg_cross")
 
 
 def cross(input, other, dim=None, *, out=None):
@@ -336,7 +337,7 @@ def cross(input, other, dim=None, *, out=None):
         _same_ndim(input, other)
         shape = shapes.broadcast_shapes(input._shape, other._shape)
         dim = next((k for k, s in enumerate(shape) if s == 3), -1)
-    return _write_out(_recorded_cross(input, other, dim, "linalg.cross"), out)
+    return _write_out(_recorded_cross(input, other, dim, "linalg.cross"), out, "cross")
 
 
 # ------------------------------------------------------------------------------ top-level spellings

@@ -11,25 +11,27 @@ from .. import dtypes, shapes
 from ..devices import CPU
 from ..tensor import Tensor
 from . import functional_elementwise as F
-from . import reductions as R
+from . import reductions as R, selection as SEL, scans as SC
 from . import statistics as S
-from . import views as V
+from . import views as V, slice_views as SV
 from . import copying as C
 from . import splitting as SP
 from .registry import OPS, backend, can_cast, run_elementwise, run_in_place, torch_type_name
 from ..autograd import tape as _tape
+from ..autograd.inplace import check_inplace as _autograd_check_inplace
+from ..autograd.saving import save_snapshot as _save_snapshot, saved_args as _saved_args
 from ..autograd.grad_mode import _state as _grad_state
 
 # name -> function; becomes Tensor.name(self, ...) == function(self, ...)
 METHODS = {}
-for _mod in (F, R, S, V, C, SP):
+for _mod in (F, R, SEL, SC, S, V, SV, C, SP):
     for _name in _mod.__all__:
         METHODS[_name] = getattr(_mod, _name)
 for _skip in ("copy",):
     METHODS.pop(_skip, None)
 from .nn import softmax as _softmax, log_softmax as _log_softmax  # noqa: E402
 METHODS["softmax"], METHODS["log_softmax"] = _softmax, _log_softmax
-METHODS["unfold"] = V.unfold  # a method only: numgrad.nn.functional.unfold is im2col
+METHODS["unfold"] = SV.unfold  # a method only: numgrad.nn.functional.unfold is im2col
 
 
 def _where(self, condition, y):
@@ -92,10 +94,13 @@ def _direct_inplace(fn, name):
     straight to the dispatcher, which checks broadcasting and casting as ``out=`` would."""
     op = OPS[name]
     general = _inplace(fn, name)
+    # Subtraction refuses any bool operand: its checks live in the general path.
+    checks_bool_operand = name == "sub"
 
     def method(self, *args, **kwargs):
         if kwargs or len(args) != 1 or self.dtype is dtypes.bool or _tape._dual_levels[0] or \
-                _grad_state.enabled and _tape.should_record((self, args[0])):
+                _grad_state.enabled and _tape.should_record((self, args[0])) or checks_bool_operand and (
+                    args[0].__class__ is bool or getattr(args[0], "dtype", None) is dtypes.bool):
             return general(self, *args, **kwargs)
         return run_elementwise(op, (self, args[0]), self, True)
     method.__name__ = method.__qualname__ = general.__name__
@@ -122,7 +127,7 @@ def _result_inplace(fn, name):
 def _reads_result_only(name) -> bool:
     op = getattr(METHODS[name], "elementwise_op", None)
     return op is not None and op.differentiable and \
-        all(uses is None or not uses[1] for uses in _tape.saved_args(op))
+        all(uses is None or not uses[1] for uses in _saved_args(op))
 
 
 def inplace_apply(self, fn, args, kwargs, takes_out=None):
@@ -130,14 +135,14 @@ def inplace_apply(self, fn, args, kwargs, takes_out=None):
     if _grad_state.enabled or _tape._dual_levels[0]:
         inputs = (self,) + tuple(args)
         if _tape.should_record(inputs) or _tape.has_tangents(inputs):
-            _tape.check_inplace(self, args)
+            _autograd_check_inplace(self, args)
             result = fn(self, *args, **kwargs)
             _check_inplace(self, result)
-            _tape.save_snapshot(result._grad_fn, self)
+            _save_snapshot(result._grad_fn, self)
             self._write(result)
             _tape.rebase(self, result)
             return self
-        _tape.check_inplace(self)
+        _autograd_check_inplace(self)
     if takes_out is None:
         takes_out = _takes_out(fn)
     if takes_out:
@@ -237,10 +242,24 @@ def _rev(fn):
 # rounding modes, the bool subtraction check) cannot apply to them.
 _ADD, _SUB, _MUL, _DIV, _NEG = OPS["add"], OPS["sub"], OPS["mul"], OPS["div"], OPS["neg"]
 Tensor.__add__ = Tensor.__radd__ = lambda self, other: run_elementwise(_ADD, (self, other))
-Tensor.__sub__ = lambda self, other: F.sub(self, other) if self.dtype is dtypes.bool else \
-    run_elementwise(_SUB, (self, other))
-Tensor.__rsub__ = lambda self, other: F.sub(other, self) if self.dtype is dtypes.bool else \
-    run_elementwise(_SUB, (other, self))
+_BOOL = dtypes.bool
+
+
+def _sub(self, other):
+    # Bool operands take the checked path: PyTorch refuses subtracting them.
+    if self.dtype is _BOOL or other.__class__ is bool or getattr(other, "dtype", None) is _BOOL:
+        return F.sub(self, other)
+    return run_elementwise(_SUB, (self, other))
+
+
+def _rsub(self, other):
+    if self.dtype is _BOOL or other.__class__ is bool:
+        return F.sub(other, self)
+    return run_elementwise(_SUB, (other, self))
+
+
+Tensor.__sub__ = _sub
+Tensor.__rsub__ = _rsub
 Tensor.__mul__ = Tensor.__rmul__ = lambda self, other: run_elementwise(_MUL, (self, other))
 Tensor.__truediv__ = lambda self, other: run_elementwise(_DIV, (self, other))
 Tensor.__rtruediv__ = lambda self, other: run_elementwise(_DIV, (other, self))

@@ -10,19 +10,17 @@ import dataclasses
 import numpy as np
 
 from .. import dtypes, shapes
+from ..tensor import Tensor
 from ..autograd.tape import plain as _plain, record_result as _record
-from ..storage import host_buffer
+from ..backends.cpu.memory import host_buffer
+from .host_fallback import on_host
 from .registry import Op, can_cast, primitive, torch_type_name, write_out as _out
-from .views import _diagonal_backward
+from .slice_views import diagonal_backward as _diagonal_backward
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
            "atleast_1d", "atleast_2d", "atleast_3d", "tile", "repeat_interleave", "flip",
            "fliplr", "flipud", "roll", "tril", "triu", "diag", "diag_embed", "diagflat"]
 
-
-def _tensor_type():
-    from ..tensor import Tensor
-    return Tensor
 
 
 def _fmt(shape):
@@ -118,7 +116,7 @@ def cat(tensors, dim=0, *, out=None):
     device = check_devices(used)
     shape = list(ref._shape)
     shape[d] = sum(t._shape[d] for t in used)
-    result = _tensor_type()._empty(tuple(shape), rt, device)
+    result = Tensor._empty(tuple(shape), rt, device)
     starts, pos = [], 0
     for t in used:
         starts.append(pos)
@@ -148,7 +146,7 @@ def stack(tensors, dim=0, *, out=None):
     d = shapes.normalize_dim(dim, first.ndim + 1)
     result = cat([_plain(t).unsqueeze(d) for t in tensors], d)
     _record(_op_for(_stack_op, len(tensors)), tuple(tensors), result, {"dim": d})
-    return _out(result, out)
+    return _out(result, out, "stack")
 
 
 def atleast_1d(*tensors):
@@ -270,13 +268,13 @@ def tile(input, *dims):
     return repeat(input, *dims)
 
 
+@on_host
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """repeat_interleave(input, repeats, dim=None) -> Tensor
 
     Repeats each element (each slice along ``dim``; of the flattened input when ``dim`` is None)
     ``repeats`` times, or ``repeats[i]`` times for a tensor of counts. With only a tensor of
     counts, returns the indices ``0, 0, 1, ...`` such a repeat would read."""
-    Tensor = _tensor_type()
     if repeats is None:
         return _repeat_indices(input)
     if dim is None:
@@ -313,7 +311,7 @@ def _repeat_indices(repeats):
     total = int(repeats.sum().item()) if repeats.numel() else 0
     out = host_buffer(np.empty, total, np.int64)
     K.repeat_index(counts, out)
-    return _tensor_type()._from_numpy_array(out)
+    return Tensor._from_numpy_array(out)
 
 
 # ----------------------------------------------------------------------------------- flip / roll
@@ -338,7 +336,7 @@ def flip(input, dims):
             strides[d] = -strides[d]
     # A negative-stride alias that only the copy kernel ever sees.
     src = input._view(input._shape, tuple(strides), offset)
-    result = _tensor_type()._empty(input._shape, input.dtype, input.device)
+    result = Tensor._empty(input._shape, input.dtype, input.device)
     if result.numel():
         result._write(src)
     return _record(_flip_op, (input,), result, {"dims": norm})
@@ -418,12 +416,12 @@ _triu_op = primitive("triu", 1, vjp=(lambda g, ans, x, diagonal: triu(g, diagona
 def tril(input, diagonal=0, *, out=None):
     """tril(input, diagonal=0) -> Tensor: the lower triangle of the last two dims (elements on
     and below the ``diagonal``-th diagonal), the rest zero."""
-    return _out(_triangle(input, diagonal, True, "tril"), out)
+    return _out(_triangle(input, diagonal, True, "tril"), out, "tril")
 
 
 def triu(input, diagonal=0, *, out=None):
     """triu(input, diagonal=0) -> Tensor: the upper triangle of the last two dims, the rest zero."""
-    return _out(_triangle(input, diagonal, False, "triu"), out)
+    return _out(_triangle(input, diagonal, False, "triu"), out, "triu")
 
 
 
@@ -483,10 +481,10 @@ def diag(input, diagonal=0, *, out=None):
     """diag(input, diagonal=0) -> Tensor: a 1-D input becomes a square matrix with it on the
     ``diagonal``-th diagonal; a 2-D input gives its ``diagonal``-th diagonal (a copy)."""
     if input.ndim == 1:
-        return _out(diag_embed(input, diagonal, 0, 1), out)
+        return _out(diag_embed(input, diagonal, 0, 1), out, "diag")
     if input.ndim == 2:
         r = _plain(input).diagonal(diagonal).clone()
-        return _out(_record(_diagonal_copy_op, (input,), r, {"offset": diagonal, "dim1": 0, "dim2": 1}), out)
+        return _out(_record(_diagonal_copy_op, (input,), r, {"offset": diagonal, "dim1": 0, "dim2": 1}), out, "diag")
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
@@ -515,6 +513,3 @@ _flip_method.__name__ = _flip_method.__qualname__ = "flip"
 TENSOR_METHODS = {"repeat": repeat, "tril_": tril_, "triu_": triu_}
 
 
-# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
-from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
-_host_fallback(globals(), ['repeat_interleave'])

@@ -6,7 +6,9 @@ from __future__ import annotations
 from .. import dtypes, shapes
 from ..autograd.tape import plain, record_result
 from . import functional_elementwise as F
-from .reductions import _maxmin_jvp, _maxmin_vjp, _return_type, _select_jvp, _select_vjp
+from ..return_types import return_type as _return_type
+from .reductions import maxmin_jvp as _maxmin_jvp, maxmin_vjp as _maxmin_vjp
+from .selection import select_jvp as _select_jvp, select_vjp as _select_vjp
 from .composites import out_pair
 from .registry import primitive, torch_type_name, write_out
 
@@ -87,14 +89,14 @@ def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = 
     ``dim``; a 1-D ``q`` adds a leading dim. ``interpolation`` picks between the two closest
     sorted values: linear, lower, higher, midpoint or nearest (ties to even). NaN if a row holds
     a NaN."""
-    return write_out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
+    return write_out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out, "quantile")
 
 
 def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None):
     """nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor
 
     :func:`quantile` ignoring NaN values; NaN only for rows that are all NaN."""
-    return write_out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)
+    return write_out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out, "nanquantile")
 
 
 _nanmedian_type = _return_type("nanmedian")
@@ -134,7 +136,7 @@ def nanmedian(input, dim=None, keepdim: bool = False, *, out=None):
     record_result(_nanmedian_dim_op, (input,), values, {"dim": d, "keepdim": keepdim, "indices": indices})
     if out is None:
         return _nanmedian_type(values, indices)
-    return _nanmedian_out_type(write_out(values, out[0]), write_out(indices, out[1]))
+    return _nanmedian_out_type(write_out(values, out[0], "nanmedian"), write_out(indices, out[1], "nanmedian"))
 
 
 def _nan_median(rows, d):

@@ -7,8 +7,6 @@ tape replays the VJP rules, forward mode applies the JVP rules, and the op table
 """
 from __future__ import annotations
 
-import re
-import sys
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -21,6 +19,7 @@ from ..autograd import profiler as _profiler
 from ..autograd import tape as _tape
 from ..autograd.grad_mode import _state as _grad_state
 from ..devices import CPU
+from ..dtypes import torch_type_name
 from ..tensor import Tensor, result_strides
 
 OPS: dict = {}
@@ -44,16 +43,20 @@ class Op:
     math: Optional[Callable] = None
     vjp: tuple = ()
     jvp: tuple = ()
+    # vectorized forward mode: per input, the JVP rule for tangents with a leading batch dim
+    batched_jvp: tuple = ()
     result: str = "promote"            # dtype policy: promote | float | floating | bool | bool_long | integral | same
     backward_name: str = ""
     # PyTorch names a node per overload (SumBackward0 for a full sum, SumBackward1 over dims):
     # variant -> name; elementwise variants are the operand kinds, 't' tensor, 's' scalar ("st").
     variants: dict = field(default_factory=dict)
-    source_file: str = ""
     kind: str = "elementwise"
     differentiable: bool = True
     bool_ok: bool = True               # may bool tensors be computed in their own dtype?
     combine: Optional[Callable] = None    # reductions: acc = combine(acc, x)
+    # kernel ops (see ops/kernel_ops.py): argument checks -> Call, and the kernel per device type
+    prepare: Optional[Callable] = None
+    kernels: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
 
     def __repr__(self):
@@ -73,11 +76,6 @@ def register(op: Op) -> Op:
     return op
 
 
-def _caller_file() -> str:
-    # The file that declared the op: its hash keys the on-disk kernel cache.
-    return sys._getframe(2).f_code.co_filename
-
-
 def _from_local_derivatives(d):
     """VJP and JVP rules from local derivatives ``d_i(ans, *inputs)``: g * d and t * d."""
     vjp = tuple(None if di is None else _tagged(lambda g, ans, *xs, _d=di: g * _d(ans, *xs), di) for di in d)
@@ -86,7 +84,7 @@ def _from_local_derivatives(d):
 
 
 def _tagged(rule, d):
-    # The tape saves for this rule exactly what ``d`` reads (see autograd.tape.saved_args).
+    # The tape saves for this rule exactly what ``d`` reads (see autograd.saving.saved_args).
     rule._derivative = d
     return rule
 
@@ -110,7 +108,7 @@ def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jv
     if not differentiable:
         vjp = jvp = (None,) * nin
     return register(Op(name=name, nin=nin, math=math, vjp=tuple(vjp or (None,) * nin),
-                       jvp=tuple(jvp or (None,) * nin), result=result, source_file=_caller_file(),
+                       jvp=tuple(jvp or (None,) * nin), result=result,
                        differentiable=differentiable and any(r is not None for r in (vjp or ())),
                        bool_ok=bool_ok, backward_name=backward_name, variants=variants or {}))
 
@@ -127,39 +125,26 @@ def not_implemented(name: str, nin: int) -> dict:
     return {"vjp": (vjp,) * nin, "jvp": (jvp,) * nin, "backward_name": "NotImplemented"}
 
 
-def primitive(name: str, nin: int, *, vjp=(), jvp=(), kind: str = "composite",
+def primitive(name: str, nin: int, *, vjp=(), jvp=(), batched_jvp=(), kind: str = "composite",
               differentiable: bool = True, backward_name: str = "", variants=None) -> Op:
     """Declare a non-elementwise op (a reduction, a view, a data movement): rules only; the
     forward lives in the function that calls :func:`record`."""
-    return register(Op(name=name, nin=nin, vjp=tuple(vjp), jvp=tuple(jvp), kind=kind,
-                       source_file=_caller_file(), differentiable=differentiable,
+    return register(Op(name=name, nin=nin, vjp=tuple(vjp), jvp=tuple(jvp), batched_jvp=tuple(batched_jvp),
+                       kind=kind, differentiable=differentiable,
                        backward_name=backward_name, variants=variants or {}))
 
 
-def reduction(name: str, combine: Callable, *, vjp=(), jvp=(), reassoc: bool = False,
+def reduction(name: str, combine: Callable, *, vjp=(), jvp=(), batched_jvp=(), reassoc: bool = False,
               differentiable: bool = True, backward_name: str = "", variants=None) -> Op:
     """Declare a reduction from its ``combine(acc, x)`` body; ``reassoc`` lets the compiler
     reorder the accumulation (sums) for vectorization."""
     return register(Op(name=name, nin=1, combine=combine, vjp=tuple(vjp), jvp=tuple(jvp),
-                       kind="reduction", source_file=_caller_file(), differentiable=differentiable,
+                       batched_jvp=tuple(batched_jvp), kind="reduction", differentiable=differentiable,
                        backward_name=backward_name, variants=variants or {}, extra={"reassoc": reassoc}))
 
 
 # ---------------------------------------------------------------------------------------------
 # dispatch
-
-def _tensor_type():
-    from ..tensor import Tensor
-    return Tensor
-
-
-_CATEGORY_NAME = {0: "Bool", 1: "Long", 2: "Float"}
-_TORCH_NAME = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-               "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double"}
-
-
-def torch_type_name(d: dtypes.dtype) -> str:
-    return _TORCH_NAME[d.name]
 
 
 def compute_dtype(op: Op, rt: dtypes.dtype) -> dtypes.dtype:
@@ -194,6 +179,12 @@ _CPU_KERNEL = {"ceil": "ceil_vml_cpu", "floor": "floor_vml_cpu", "round": "round
                "trunc": "trunc_vml_cpu", "pow": "pow", "bitwise_left_shift": "lshift_cpu",
                "bitwise_right_shift": "rshift_cpu", "floor_divide": "div_floor_cpu",
                "trunc_divide": "div_trunc_cpu"}
+
+
+def require_floating(kernel: str, d: dtypes.dtype) -> None:
+    """PyTorch's refusal of a non-floating dtype by a kernel that has floating kernels only."""
+    if not d.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{torch_type_name(d)}'")
 
 
 def can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:
@@ -397,11 +388,11 @@ def _backend(device):
     if device is None or device.type == "cpu":
         if not _cpu_backend:
             # Imported on first use, not at import time: the CPU backend imports Numba.
-            from ..backends.cpu import dispatch
-            _cpu_backend.append(dispatch)
+            from . import cpu_kernels
+            _cpu_backend.append(cpu_kernels)
         return _cpu_backend[0]
-    from ..backends.cuda import dispatch
-    return dispatch
+    from . import cuda_kernels
+    return cuda_kernels
 
 
 backend = _backend
@@ -424,22 +415,14 @@ def check_out_grad(name: str, out, *args):
                        "differentiation, but one of the arguments requires grad.")
 
 
-def _out_name(result) -> str:
-    # The op named after its node, as PyTorch's message names the aten op (SumBackward1 -> sum).
-    fn = result._grad_fn
-    if fn is None:
-        return "aten::" + sys._getframe(2).f_code.co_name.lstrip("_")
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"Backward[0-9]*$", "", fn.name())).lower()
-
-
-def write_out(result, out, name: str = ""):
-    """Copy an op's result into its ``out=`` tensor (resized when its shape differs); refused
-    (see :func:`check_out_grad`) when ``result`` or ``out`` requires grad in grad mode."""
+def write_out(result, out, name: str):
+    """Copy the result of op ``name`` into its ``out=`` tensor (resized when its shape differs);
+    refused (see :func:`check_out_grad`) when ``result`` or ``out`` requires grad in grad mode."""
     if out is None:
         return result
     shapes.check_no_internal_overlap(out._shape, out._strides)
     if _grad_state.enabled and (result._requires_grad or out._requires_grad):
-        check_out_grad(name or _out_name(result), out, result)
+        check_out_grad(name, out, result)
     if tuple(out.shape) != tuple(result.shape):
         from .copying import resize_out
         resize_out(out, result._shape)

@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, shapes
+from ..tensor import Tensor
 from ..autograd.tape import plain as _plain
 from .functional_elementwise import where
 from .gather import (_as_nd, _check_range, _check_vector_index, _copy, _fmt, _in_place, _kernels, _record,
-                     check_no_overlap, _scatter_args, _tensor_type, _zeros, gather, scatter, scatter_add)
+                     check_no_overlap, _scatter_args, _zeros, gather, scatter, scatter_add)
 from .registry import primitive, torch_type_name, write_out
 
 __all__ = ["scatter_reduce", "index_reduce"]
@@ -49,7 +50,7 @@ def _scatter_reduce_raw(self, dim, index, src, reduce, include_self):
     """Validate, then reduce ``src`` into ``self`` in place."""
     if reduce not in _MODE:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    if not isinstance(src, _tensor_type()):
+    if not isinstance(src, Tensor):
         raise TypeError(f"scatter_reduce(): argument 'src' (position 3) must be Tensor, not {type(src).__name__}")
     if reduce == "mean" and self.dtype is dtypes.bool:
         raise NotImplementedError("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'")
@@ -187,7 +188,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     d = shapes.normalize_dim(dim, _as_nd(input).ndim)
     result = _record(_scatter_reduce_op, (input, src), result,
                      {"dim": d, "index": index, "reduce": reduce, "include_self": include_self})
-    return write_out(result, out)
+    return write_out(result, out, "scatter_reduce")
 
 
 def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
@@ -231,7 +232,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     result = scatter_reduce(_plain(input), d, idx, _plain(source), reduce, include_self=include_self)
     result = _record(_index_reduce_op, (input, source), result,
                      {"dim": d, "index": idx, "reduce": reduce, "include_self": include_self})
-    return write_out(result, out)
+    return write_out(result, out, "index_reduce")
 
 
 # scatter_reduce's rules under PyTorch's name for this op (IndexReduceBackward0).

@@ -12,9 +12,11 @@ import numbers
 import numpy as np
 
 from .. import dtypes, shapes
+from ..tensor import Tensor
 from ..autograd import tape
-from ..storage import host_buffer
-from .reductions import _return_type
+from ..backends.cpu.memory import host_buffer
+from ..return_types import return_type as _return_type
+from .host_fallback import on_host
 from .registry import check_out_grad, primitive, torch_type_name
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "msort", "unique", "unique_consecutive", "searchsorted",
@@ -25,10 +27,6 @@ sort_result = _return_type("sort")
 topk_result = _return_type("topk")
 kthvalue_result = _return_type("kthvalue")
 
-
-def _tensor_type():
-    from ..tensor import Tensor
-    return Tensor
 
 
 def _sorter():
@@ -65,7 +63,6 @@ def _rows(x, d):
 def _from_rows(arr, moved_shape, d, nd):
     """A tensor over ``arr`` (laid out with dim ``d`` last) shaped like the input, contiguous as
     PyTorch's results are (so ``.view`` works on them), without a tape entry."""
-    Tensor = _tensor_type()
     t = Tensor._from_numpy_array(np.ascontiguousarray(arr).reshape(moved_shape))
     if nd <= 1:
         return t
@@ -95,6 +92,7 @@ def _sorted(input, dim, descending, k, op):
     return vals, idx
 
 
+@on_host
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     """sort(input, dim=-1, descending=False, stable=False) -> (Tensor, LongTensor)
 
@@ -115,17 +113,20 @@ def _write_out(result, out):
     return type(result)(*out)
 
 
+@on_host
 def argsort(input, dim=-1, descending=False, stable=False):
     """argsort(input, dim=-1, descending=False, stable=False) -> LongTensor: the indices that
     sort ``input`` along ``dim``."""
     return sort(input.detach(), dim, descending, stable).indices
 
 
+@on_host
 def msort(input):
     """msort(input) -> Tensor: ``input`` sorted along dim 0."""
     return sort(input, 0).values
 
 
+@on_host
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """topk(input, k, dim=-1, largest=True, sorted=True) -> (Tensor, LongTensor)
 
@@ -143,6 +144,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     return _write_out(topk_result(v, i), out)
 
 
+@on_host
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """kthvalue(input, k, dim=-1, keepdim=False) -> (Tensor, LongTensor): the ``k``-th smallest
     element along ``dim`` and its index."""
@@ -186,7 +188,6 @@ def _unique_slices(input, dim, sort, return_inverse, return_counts):
     """The distinct slices of ``input`` along ``dim`` (sorted lexicographically, or only merged
     where they are neighbours), with the inverse map and the counts as asked."""
     from ..backends.cpu.unique import unique_rows
-    Tensor = _tensor_type()
     if input.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = shapes.normalize_dim(dim, input.ndim)
@@ -205,6 +206,7 @@ def _unique_slices(input, dim, sort, return_inverse, return_counts):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@on_host
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)
 
@@ -214,7 +216,6 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     each slice."""
     if dim is not None:
         return _unique_slices(input, dim, True, return_inverse, return_counts)
-    Tensor = _tensor_type()
     flat = input.detach().reshape(-1).contiguous()
     vals = flat._np_view().reshape(1, -1)
     S = _sorter()
@@ -238,6 +239,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else tuple(out)
 
 
+@on_host
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)
 
@@ -251,12 +253,12 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return out[0] if len(out) == 1 else out
 
 
+@on_host
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     """searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None)
 
     For each value, the index at which it would be inserted into the innermost dim of
     ``sorted_sequence`` to keep it sorted (after equal elements with ``right=True``)."""
-    Tensor = _tensor_type()
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
@@ -312,6 +314,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return result
 
 
+@on_host
 def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     """bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor: the index of the
     bucket of each element given 1-D sorted ``boundaries``."""
@@ -320,11 +323,11 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
+@on_host
 def bincount(input, weights=None, minlength=0):
     """bincount(input, weights=None, minlength=0) -> Tensor: the number of occurrences of each
     value in a 1-D non-negative integer tensor (or the sum of ``weights`` at them)."""
     from ..backends.cpu import index as K
-    Tensor = _tensor_type()
     if input.dtype.is_floating_point or input.dtype is dtypes.bool:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{torch_type_name(input.dtype)}'")
     if input.ndim != 1:
@@ -350,11 +353,11 @@ def bincount(input, weights=None, minlength=0):
     return Tensor._from_numpy_array(out)
 
 
+@on_host
 def histc(input, bins=100, min=0, max=0, *, out=None):
     """histc(input, bins=100, min=0, max=0) -> Tensor: a histogram of ``bins`` equal-width bins
     over [min, max] (the data's range when both are 0); elements outside are ignored."""
     from ..backends.cpu import index as K
-    Tensor = _tensor_type()
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{torch_type_name(input.dtype)}'")
     if bins <= 0:
@@ -377,10 +380,6 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
         out.copy_(result)
         return out
     return result
-# CUDA tensors run these ops' CPU kernels on host copies (see backends/cuda/fallback.py).
-from ..backends.cuda.fallback import wrap as _host_fallback  # noqa: E402
-_host_fallback(globals(), ['sort', 'argsort', 'msort', 'topk', 'kthvalue', 'unique', 'unique_consecutive',
-               'searchsorted', 'bucketize', 'bincount', 'histc'])
 
 
 TENSOR_METHODS = {}

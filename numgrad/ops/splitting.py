@@ -7,11 +7,10 @@ from __future__ import annotations
 from .. import shapes
 from ..autograd import tape
 from ..autograd.views_history import mark_view
-from ..autograd.batching import register_batched_jvp
 from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
 from .registry import primitive, torch_type_name
-from .views import _slice
+from .slice_views import slice_view as _slice
 
 __all__ = ["unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit"]
 
@@ -36,13 +35,13 @@ def _piece(t, dim, sizes, index):
 # ``index`` on top of the node's parameters.
 _unbind_op = primitive("unbind", 1, kind="view",
                        vjp=(lambda g, ans, x, dim: _join(g, dim, None),),
-                       jvp=(lambda t, ans, x, dim, index: t.select(dim, index),))
+                       jvp=(lambda t, ans, x, dim, index: t.select(dim, index),),
+                       batched_jvp=(lambda t, ans, x, dim, index: t.select(dim + 1, index),))
 _split_op = primitive("split", 1, kind="view",
                       vjp=(lambda g, ans, x, dim, sizes: _join(g, dim, sizes),),
                       jvp=(lambda t, ans, x, dim, sizes, index: _piece(t, dim, sizes, index),),
+                      batched_jvp=(lambda t, ans, x, dim, sizes, index: _piece(t, dim + 1, sizes, index),),
                       variants={"sizes": "SplitWithSizesBackward0"})
-register_batched_jvp("unbind", (lambda t, ans, x, dim, index: t.select(dim + 1, index),))
-register_batched_jvp("split", (lambda t, ans, x, dim, sizes, index: _piece(t, dim + 1, sizes, index),))
 
 
 def _multi_view(input, op, geometry, params, variant=None):

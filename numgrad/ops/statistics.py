@@ -14,9 +14,10 @@ from . import functional_elementwise as F
 from ..autograd import profiler as _profiler
 from ..autograd import tape as _tape
 from ..autograd.tape import plain as _plain, record_result
-from .reductions import (_all_ints, _dims, _nansum, _reduced_shape, _sum, _unreduce, _write_out, amax,
+from .reductions import (all_ints as _all_ints, reduction_dims as _dims, nansum_op as _nansum,
+                         reduced_shape as _reduced_shape, sum_op as _sum, unreduce as _unreduce, amax,
                          run_reduction, sum)
-from .registry import backend, primitive, torch_type_name
+from .registry import backend, primitive, torch_type_name, write_out as _write_out
 
 __all__ = ["mean", "var", "std", "var_mean", "std_mean", "dist", "logsumexp", "count_nonzero",
            "nansum", "nanmean"]
@@ -74,7 +75,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             run, dims = plan
             r = record_result(_mean_op, (input,), run(input), {"dims": dims, "keepdim": keepdim, "dtype": dtype},
                               None if dim is None else "dim")
-            return r if out is None else _write_out(r, out)
+            return r if out is None else _write_out(r, out, "mean")
     return _mean(input, dim, keepdim, dtype, out)
 
 
@@ -94,14 +95,14 @@ def _mean(input, dim, keepdim, dtype, out):
     s = sum(_plain(input), dims, keepdim, dtype=dtype)
     params = {"dims": dims, "keepdim": keepdim, "dtype": dtype}
     r = record_result(_mean_op, (input,), s / n if n else s * math.nan, params, None if dim is None else "dim")
-    return _write_out(r, out)
+    return _write_out(r, out, "mean")
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """nansum(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
 
     Sum treating NaN as zero."""
-    return _write_out(run_reduction(_nansum, input, dim, keepdim, dtype), out)
+    return _write_out(run_reduction(_nansum, input, dim, keepdim, dtype), out, "nansum")
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -110,7 +111,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     Mean of the non-NaN elements."""
     _floating("nanmean", input, dtype)
     count = sum(F.logical_not(F.isnan(input)), dim, keepdim)
-    return _write_out(nansum(input, dim, keepdim, dtype=dtype) / count, out)
+    return _write_out(nansum(input, dim, keepdim, dtype=dtype) / count, out, "nanmean")
 
 
 def _correction(name, x, dim, unbiased, correction):
@@ -203,7 +204,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     (``unbiased=False`` means ``correction=0``)."""
     dim, c = _correction("var", input, dim, unbiased, correction)
     v, _, dims = _moments(_plain(input), dim, keepdim, c)
-    return _write_out(record_result(_var_op, (input,), v, {"dims": dims, "keepdim": keepdim, "correction": c}), out)
+    return _write_out(record_result(_var_op, (input,), v, {"dims": dims, "keepdim": keepdim, "correction": c}), out, "var")
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -213,7 +214,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     dim, c = _correction("std", input, dim, unbiased, correction)
     s, _, dims = _moments(_plain(input), dim, keepdim, c, root=True)
     r = record_result(_std_op, (input,), s, {"dims": dims, "keepdim": keepdim, "correction": c})
-    return _write_out(r, out)
+    return _write_out(r, out, "std")
 
 
 def _mean_vjp(g, x, dims, keepdim):
@@ -309,14 +310,14 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     x = input if input.dtype.is_floating_point else input.to(dtypes.get_default_dtype())
     dims = _dims(dim, x.ndim)
     if x.numel() == 0:
-        return _write_out(F.log(sum(F.exp(x), dims, keepdim)), out)
+        return _write_out(F.log(sum(F.exp(x), dims, keepdim)), out, "logsumexp")
     plain = _plain(x)
     m = amax(plain, dims, True)
     # An infinite maximum would turn x - m into NaN: shift by 0 there instead.
     m = F.where(F.isinf(m), 0, m)
     r = F.log(sum(F.exp(plain - m), dims, True)) + m
     r = r if keepdim else r.reshape(_reduced_shape(x._shape, dims, False))
-    return _write_out(record_result(_logsumexp_op, (x,), r, {"dims": dims, "keepdim": keepdim}), out)
+    return _write_out(record_result(_logsumexp_op, (x,), r, {"dims": dims, "keepdim": keepdim}), out, "logsumexp")
 
 
 def _softmax_of(x, ans, dims, keepdim):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..creation import from_cuda_array
+
 __all__ = ["from_dlpack", "to_dlpack"]
 
 # DLDeviceType codes of the DLPack specification.
@@ -78,13 +80,13 @@ def from_dlpack(ext_tensor):
         ext_tensor = _Capsule(ext_tensor)
     if not hasattr(ext_tensor, "__dlpack__"):
         if hasattr(ext_tensor, "__cuda_array_interface__"):
-            return _cuda().from_cuda_array(ext_tensor)
+            return from_cuda_array(ext_tensor)
         raise TypeError(f"from_dlpack() expected an object implementing __dlpack__, got "
                         f"{type(ext_tensor).__name__}")
     kind = ext_tensor.__dlpack_device__()[0] if hasattr(ext_tensor, "__dlpack_device__") else _KDL_CPU
     if kind in (_KDL_CUDA, _KDL_CUDA_MANAGED):
         if hasattr(ext_tensor, "__cuda_array_interface__"):
-            return _cuda().from_cuda_array(ext_tensor)
+            return from_cuda_array(ext_tensor)
         return _from_cuda_capsule(ext_tensor.__dlpack__(stream=None))
     if kind != _KDL_CPU:
         raise BufferError(f"from_dlpack(): unsupported DLPack device type {kind}")
@@ -99,10 +101,10 @@ def _capsules():
 
 
 def _cuda():
-    from ..devices import require_cuda
+    from ..backends import require_cuda
     return require_cuda()
 
 
 def _from_cuda_capsule(capsule):
     _cuda()
-    return _capsules().from_capsule(capsule)
+    return from_cuda_array(_capsules().from_capsule(capsule))

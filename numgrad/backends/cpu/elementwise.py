@@ -162,7 +162,7 @@ def kernels(op, compute_np: np.dtype, arity: int):
     if mod is None:
         mod = _kernels[key] = codegen.load_module(
             f"ew_{op.name}_{compute_np.name}_{arity}", _source(op.name, compute_np.name, arity),
-            depends_on=(op.source_file, op.math.__code__.co_filename))
+            depends_on=codegen.source_files(op.math))
     return mod
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ... import shapes
 from . import blas, dense_loops
 
 
@@ -196,122 +195,16 @@ def _eigvalsh(a, w, ik):
     return -1, 0
 
 
-def _stack(x):
-    """A C-contiguous (batch, rows, cols) array holding the matrices of tensor ``x``."""
-    r, c = x._shape[-2:]
-    v = x._np_view()
-    if not v.flags.c_contiguous:
-        v = x.detach().contiguous()._np_view()
-    return v.reshape(shapes.prod(x._shape[:-2]), r, c)
+_LAPACK = {"inv": _inv, "det": _det, "slogdet": _slogdet, "solve": _solve, "cholesky": _cholesky, "qr": _qr,
+           "svd": _svd, "eigh": _eigh, "eigvalsh": _eigvalsh}
 
 
-def _new(shape, like):
-    from ...tensor import Tensor
-    return Tensor._empty(tuple(shape), like.dtype, like.device)
-
-
-def _arr(t, *trailing):
-    return t._np_view().reshape((-1,) + trailing)
-
-
-def _run(name, *args):
-    """Run kernel ``name`` (LAPACK's, else the pure-Numba one) and raise its failure, if any."""
+def run(name, *arrays):
+    """Run kernel ``name`` (LAPACK's, else the pure-Numba one) on C-contiguous (batch, rows,
+    cols) ``arrays`` and raise its :class:`Failure`, if any."""
     if blas.available():
-        batch, info = globals()["_" + name](*args, blas.int_witness())
+        batch, info = _LAPACK[name](*arrays, blas.int_witness())
     else:
-        batch, info = getattr(dense_loops, name)(*args)
+        batch, info = getattr(dense_loops, name)(*arrays)
     if batch >= 0:
         raise Failure(int(batch), max(int(info), 0))
-
-
-def inv(x):
-    out = _new(x._shape, x)
-    if out.numel():
-        n = x._shape[-1]
-        _run("inv", _stack(x), _arr(out, n, n))
-    return out
-
-
-def det(x):
-    out = _new(x._shape[:-2], x)
-    if out.numel():
-        a = _stack(x)
-        if a.shape[1] == 0:
-            out._fill_raw(1)
-        else:
-            _run("det", a, _arr(out))
-    return out
-
-
-def slogdet(x):
-    sign, logabs = _new(x._shape[:-2], x), _new(x._shape[:-2], x)
-    if sign.numel():
-        a = _stack(x)
-        if a.shape[1] == 0:
-            sign._fill_raw(1)
-            logabs._fill_raw(0)
-        else:
-            _run("slogdet", a, _arr(sign), _arr(logabs))
-    return sign, logabs
-
-
-def solve(a, b):
-    """Solves a X = b for stacks with equal batch shapes: a (…, n, n), b (…, n, k)."""
-    out = _new(b._shape, b)
-    if out.numel():
-        _run("solve", _stack(a), _stack(b), _arr(out, *b._shape[-2:]))
-    return out
-
-
-def cholesky(x):
-    out = _new(x._shape, x)
-    if out.numel():
-        n = x._shape[-1]
-        _run("cholesky", _stack(x), _arr(out, n, n))
-    return out
-
-
-def qr(x):
-    """The reduced QR factorization: Q (…, m, k), R (…, k, n) with k = min(m, n)."""
-    m, n = x._shape[-2:]
-    k = min(m, n)
-    batch = x._shape[:-2]
-    q, r = _new(batch + (m, k), x), _new(batch + (k, n), x)
-    if k and shapes.prod(batch):
-        _run("qr", _stack(x), _arr(q, m, k), _arr(r, k, n))
-    elif r.numel():
-        r._fill_raw(0)
-    return q, r
-
-
-def svd(x, full_matrices):
-    m, n = x._shape[-2:]
-    k = min(m, n)
-    batch = x._shape[:-2]
-    ru, rv = (m, n) if full_matrices else (k, k)
-    u, s, vh = _new(batch + (m, ru), x), _new(batch + (k,), x), _new(batch + (rv, n), x)
-    if k and shapes.prod(batch):
-        _run("svd", _stack(x), _arr(u, m, ru), _arr(s, k), _arr(vh, rv, n), full_matrices)
-    elif full_matrices:
-        # A matrix with no entries: any orthonormal basis completes it; LAPACK gives the identity.
-        from ...creation import eye
-        for t, d in ((u, m), (vh, n)):
-            if t.numel():
-                t.copy_(eye(d, dtype=t.dtype).expand(t.shape))
-    return u, s, vh
-
-
-def eigh(x):
-    n = x._shape[-1]
-    w, v = _new(x._shape[:-1], x), _new(x._shape, x)
-    if w.numel():
-        _run("eigh", _stack(x), _arr(w, n), _arr(v, n, n))
-    return w, v
-
-
-def eigvalsh(x):
-    n = x._shape[-1]
-    w = _new(x._shape[:-1], x)
-    if w.numel():
-        _run("eigvalsh", _stack(x), _arr(w, n))
-    return w

@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from ... import shapes
-from ...storage import host_buffer, out_of_memory
+from .memory import host_buffer, out_of_memory
 from . import blas
 from .parallel import note_blas
 

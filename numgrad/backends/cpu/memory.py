@@ -1,4 +1,5 @@
-"""Keeps glibc from handing freed tensor memory back to the kernel between training steps.
+"""Host memory: allocations that fail as PyTorch's do, and glibc kept from handing freed tensor
+memory back to the kernel between training steps.
 
 glibc adapts its thresholds to the largest block freed so far; a step that frees many buffers
 of a few MiB each then trims the heap at its end, and the next step page-faults every buffer
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+
+import numpy as np
 
 # mallopt parameters (malloc.h) and the ceilings of glibc's own adaptive scheme on 64-bit.
 _M_TRIM_THRESHOLD = -1
@@ -30,3 +33,19 @@ def keep_freed_memory() -> bool:
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mmap_set = mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
     return bool(mmap_set) and bool(mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD))
+
+
+def out_of_memory(nbytes: int) -> RuntimeError:
+    """The error PyTorch raises when a host allocation of ``nbytes`` fails."""
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                        f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)")
+
+
+def host_buffer(allocate, numel: int, np_dtype) -> np.ndarray:
+    """``allocate(numel, dtype=np_dtype)`` (``np.empty``, ``np.zeros``), with running out of
+    memory reported as PyTorch reports it. Hot paths catch MemoryError themselves and raise
+    :func:`out_of_memory`."""
+    try:
+        return allocate(numel, dtype=np_dtype)
+    except MemoryError:
+        raise out_of_memory(numel * np.dtype(np_dtype).itemsize) from None

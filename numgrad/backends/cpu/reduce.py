@@ -215,7 +215,7 @@ def kernels(op, acc_np):
     if mod is None:
         src = _SOURCE.format(name=op.name, acc=acc_np.name, reassoc=bool(op.extra.get("reassoc")))
         mod = _mods[key] = codegen.load_module(f"red_{op.name}_{acc_np.name}", src,
-                                               depends_on=(op.source_file,))
+                                               depends_on=codegen.source_files(op.combine))
     return mod
 
 

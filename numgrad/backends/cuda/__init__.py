@@ -74,25 +74,13 @@ def pointer(data) -> int:
     return data.__cuda_array_interface__["data"][0]
 
 
-def array_interface(t) -> dict:
-    """``__cuda_array_interface__`` (version 3) of a CUDA tensor: its strided view, no copy."""
-    item = t.dtype.itemsize
-    return {"shape": tuple(t._shape), "typestr": np.dtype(t.dtype.numpy).str,
-            "data": (pointer(t._storage.data) + t._offset * item if t.numel() else 0, False),
-            "strides": tuple(s * item for s in t._strides), "version": 3, "stream": None}
-
-
-def from_cuda_array(obj):
-    """A CUDA tensor sharing the memory of an object exposing ``__cuda_array_interface__``."""
-    from ...devices import device as _device
-    from ...storage import Storage
-    from ...tensor import Tensor
-    from ... import dtypes
+def import_array(obj):
+    """The memory of an object exposing ``__cuda_array_interface__``, shared, not copied:
+    (flat device array, shape, strides in elements, NumPy dtype, device index)."""
     cai = obj.__cuda_array_interface__
     dt = np.dtype(cai["typestr"])
     if cai.get("descr") not in (None, [("", cai["typestr"])]) or dt.kind == "V":
         raise TypeError(f"can't convert a structured CUDA array ({cai['typestr']}) to a tensor")
-    d = dtypes.from_numpy(dt)
     shape = tuple(cai["shape"])
     item = dt.itemsize
     strides = cai.get("strides")
@@ -100,9 +88,7 @@ def from_cuda_array(obj):
     if any(s < 0 for s in strides):
         raise ValueError("the tensor has negative strides, which numgrad does not support")
     extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if all(shape) else 0
-    ptr = cai["data"][0]
-    data = _wrap(ptr, extent, dt, obj)
-    return Tensor._make(Storage(data, _device("cuda", current_device())), shape, strides, 0, d)
+    return _wrap(cai["data"][0], extent, dt, obj), shape, strides, dt, current_device()
 
 
 def _contiguous(shape):

@@ -117,10 +117,10 @@ class _Imported:
 
 
 def from_capsule(capsule):
-    """A CUDA tensor over the memory of a CUDA ``dltensor`` capsule, which is consumed."""
-    from . import from_cuda_array
+    """An object exposing the ``__cuda_array_interface__`` of a CUDA ``dltensor`` capsule, which
+    is consumed."""
     capsule_device(capsule)
     address = _pointer(capsule, _NAME)
     view = _Imported(address)
     _set_name(capsule, _USED)
-    return from_cuda_array(view)
+    return view

@@ -102,7 +102,7 @@ def kernels(op, compute_np: np.dtype, pattern: str):
     if mod is None:
         mod = _kernels[key] = codegen.load_module(
             f"cuda_ew_{op.name}_{compute_np.name}_{pattern}", _source(op.name, compute_np.name, pattern),
-            depends_on=(op.source_file, op.math.__code__.co_filename))
+            depends_on=codegen.source_files(op.math))
     return mod
 
 

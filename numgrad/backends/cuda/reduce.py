@@ -158,7 +158,7 @@ def kernels(op, acc_np):
         src = _SOURCE.format(name=op.name, acc=acc_np.name, tpb=tpb, last=32 if shuffle else 1,
                              finish=_SHUFFLE_FINISH if shuffle else _TREE_FINISH)
         mod = _mods[key] = codegen.load_module(f"cuda_red_{op.name}_{acc_np.name}", src,
-                                               depends_on=(op.source_file,))
+                                               depends_on=codegen.source_files(op.combine))
     return mod
 
 

@@ -49,7 +49,7 @@ def kernels(op, acc_np):
     if mod is None:
         mod = _mods[key] = codegen.load_module(f"cuda_scan_{op.name}_{acc_np.name}",
                                                _SOURCE.format(name=op.name, acc=acc_np.name),
-                                               depends_on=(op.source_file, op.combine.__code__.co_filename))
+                                               depends_on=codegen.source_files(op.combine))
     return mod
 
 

@@ -10,6 +10,8 @@ from .distance import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from ...ops import pooling as _pooling
+from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d  # noqa: F401
 
 __all__ = (_activation.__all__ + _common.__all__ + _conv.__all__ + _loss.__all__
-           + _normalization.__all__ + _padding.__all__ + _distance.__all__)
+           + _normalization.__all__ + _padding.__all__ + _distance.__all__ + _pooling.__all__)

@@ -8,7 +8,7 @@ from ...ops import functional_elementwise as _E
 from ...ops.functional_elementwise import check_floating, sigmoid, tanh, where
 from ...ops.nn import log_softmax as _log_softmax, softmax as _softmax
 from ...creation import full_like as _full_like
-from ...ops.elementwise import _SELU_ALPHA, _SELU_SCALE
+from ...ops.elementwise.activations import _SELU_ALPHA, _SELU_SCALE
 from ...ops.movement import cat as _cat
 from ...ops.registry import OPS, primitive, run_elementwise, run_in_place, torch_type_name
 from ...random import uniform_ as _uniform_

@@ -138,14 +138,15 @@ def _dropout(input, p: float, training: bool, inplace: bool, feature: bool = Fal
     if p == 1.0:
         out = input * 0.0
         return input.copy_(out) if inplace else out
-    from ...random import _empty_like, bernoulli_
+    from ...random import bernoulli_
+    from ...random.factories import empty_in_memory_order
     if feature:
         if input.ndim < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         from ...creation import empty
         noise = empty(tuple(input.shape[:2]) + (1,) * (input.ndim - 2), dtype=input.dtype, device=input.device)
     else:
-        noise = _empty_like(input, None, None)
+        noise = empty_in_memory_order(input, None, None)
     # Kept with probability 1 - p.
     bernoulli_(noise, 1.0 - p)
     if alpha:

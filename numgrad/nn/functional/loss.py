@@ -6,7 +6,7 @@ import warnings
 
 from ... import dtypes
 from ...autograd import tape
-from ...ops.registry import check_devices, primitive
+from ...ops.registry import check_devices, primitive, require_floating
 from ...ops import functional_elementwise as _E
 from ...ops.nn import class_nll, log_softmax as _log_softmax
 from .activation import logsigmoid as _logsigmoid
@@ -60,6 +60,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
     """mse_loss(input, target, reduction='mean') -> Tensor: (input - target)**2, reduced."""
     _check_reduction(reduction)
     _check_sizes(input, target)
+    require_floating("mse_cpu", dtypes.result_type(input, target))
     if weight is not None:
         d = input - target
         return _reduce(d * d * weight, reduction)
@@ -128,6 +129,7 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weigh
     0.5 * d**2 where |d| < delta, else delta * (|d| - delta / 2), with d = input - target."""
     _check_reduction(reduction)
     _check_sizes(input, target)
+    require_floating("huber_cpu", dtypes.result_type(input, target))
     if weight is not None:
         loss = _reduce(_huber(input, target, delta) * weight, reduction)
     else:
@@ -165,6 +167,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str
     0.5 * d**2 / beta where |d| < beta, else |d| - beta / 2; plain L1 when beta is 0."""
     _check_reduction(reduction)
     _check_sizes(input, target)
+    require_floating("smooth_l1_cpu", dtypes.result_type(input, target))
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:
@@ -242,6 +245,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     _check_weights_constant("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", ("weight", weight))
     if target.dtype in (dtypes.int8, dtypes.int16, dtypes.int32):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_name(target.dtype)}")
+    require_floating("nll_loss2d_forward_out_frame" if input.ndim >= 3 else "nll_loss_out_frame", input.dtype)
     if weight is None and _single_pass(input, target):
         return class_nll(input, target, reduction, ignore_index)
     may_ignore = _check_targets(input, target, ignore_index)

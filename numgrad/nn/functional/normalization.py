@@ -6,7 +6,7 @@ from ... import dtypes
 from ...autograd import tape
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...ops import functional_elementwise as _E
-from ...ops.registry import OPS, primitive, run_elementwise, torch_type_name
+from ...ops.registry import OPS, primitive, require_floating, run_elementwise, torch_type_name
 
 __all__ = ["layer_norm", "batch_norm"]
 
@@ -103,6 +103,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     _check_param_dtypes(input, weight, bias)
+    require_floating("LayerNormKernelImpl", input.dtype)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
     x, w, b = [tape.plain(v) for v in inputs]
@@ -119,6 +120,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     running estimates in place, with the unbiased variance) or the running ones in eval."""
     if input.ndim < 2:
         raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    require_floating("batch_norm", input.dtype)
     _check_param_dtypes(input, weight, bias, running_mean, running_var)
     C = input.shape[1]
     shape = (1, C) + (1,) * (input.ndim - 2)

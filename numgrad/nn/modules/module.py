@@ -6,7 +6,7 @@ from typing import Iterator
 
 from ...tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ...autograd.tape import RemovableHandle
+from ...autograd.nodes import RemovableHandle
 from ..parameter import Parameter
 
 __all__ = ["Module"]

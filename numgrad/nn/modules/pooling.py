@@ -1,10 +1,10 @@
-"""Pooling layers: MaxPool1d/2d and AvgPool1d/2d."""
+"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d and AdaptiveAvgPool1d/2d."""
 from __future__ import annotations
 
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -82,3 +82,27 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptiveAvgPoolNd(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """AdaptiveAvgPool1d(output_size): average pooling of (N, C, L) inputs to ``output_size`` cells."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """AdaptiveAvgPool2d(output_size): average pooling of (N, C, H, W) inputs to ``output_size``
+    (an int or a pair; None keeps that dimension's size)."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)

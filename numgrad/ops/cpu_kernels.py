@@ -1,13 +1,16 @@
-"""The CPU backend's entry points: turn tensors into (buffer, offset, strides) and run kernels."""
+"""The dispatcher's side of the CPU backend: tensors become (buffer, offset, strides) for its kernels,
+whose results become tensors."""
 from __future__ import annotations
 
 import numpy as np
 
-from ... import shapes
-from ...dtypes import scalar_as
-from ...devices import CPU
-from ...storage import host_buffer, out_of_memory
-from . import elementwise as _ew
+from .. import dtypes, shapes
+from ..backends.cpu import elementwise as _ew
+from ..dtypes import scalar_as
+from ..devices import CPU
+from ..backends.cpu.memory import host_buffer, out_of_memory
+from ..storage import Storage
+from ..tensor import Tensor
 
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
@@ -59,8 +62,6 @@ def _operand_strides(inputs, shape):
 def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
     """``run(inputs) -> Tensor``: ``op`` on operands laid out as ``inputs`` are, into a fresh
     tensor of ``shape``/``strides``; None where float16 storage needs the general path."""
-    from ...tensor import Tensor
-    from ...storage import Storage
     res_np = result_dtype.numpy
     operand_strides = _operand_strides(inputs, shape)
     if res_np == _F16 or compute.numpy == _F16 or operand_strides is None:
@@ -123,7 +124,6 @@ def _raw(x):
 
 
 def _tensor(arr, shape, dtype):
-    from ...tensor import Tensor
     if arr.dtype != dtype.numpy:
         arr = arr.astype(dtype.numpy)
     return Tensor._from_numpy_array(arr.reshape(shape))
@@ -131,7 +131,7 @@ def _tensor(arr, shape, dtype):
 
 def reduce(op, x, dims, compute, init, out_shape, result_dtype):
     """Reduce ``dims`` of ``x`` with ``op`` accumulating in ``compute``; a new tensor of ``out_shape``."""
-    from . import reduce as _red
+    from ..backends.cpu import reduce as _red
     buf, offset, strides = _raw(x)
     flat = _red.run(op, compute.numpy, buf, offset, x._shape, strides, dims, init)
     return _tensor(flat, out_shape, result_dtype)
@@ -141,9 +141,7 @@ def reduce_plan(op, x, dims, compute, init, out_shape, result_dtype, divisor=Non
     """``run(x) -> Tensor``: :func:`reduce` for tensors laid out as ``x`` is, resolved once
     (each result divided by ``divisor`` if given); None where float16 or an empty reduction
     needs the general path."""
-    from ...tensor import Tensor
-    from ...storage import Storage
-    from . import reduce as _red
+    from ..backends.cpu import reduce as _red
     res_np = result_dtype.numpy
     if x._storage.data.dtype == _F16 or compute.numpy != res_np:
         return None
@@ -161,7 +159,7 @@ def reduce_plan(op, x, dims, compute, init, out_shape, result_dtype, divisor=Non
 
 def scan(op, x, dim, compute, init, result_dtype):
     """Cumulative ``op`` of ``x`` along ``dim``; a new contiguous tensor."""
-    from . import scan as _scan
+    from ..backends.cpu import scan as _scan
     buf, offset, strides = _raw(x)
     return _tensor(_scan.run(op, compute.numpy, buf, offset, x._shape, strides, dim, init),
                    x._shape, result_dtype)
@@ -169,8 +167,7 @@ def scan(op, x, dim, compute, init, result_dtype):
 
 def select(kind, x, dim, out_shape, *args):
     """argmax/argmin ('argext'), 'median' or 'mode' of ``x`` along ``dim``: (values, indices)."""
-    from . import select as _sel
-    from ... import dtypes
+    from ..backends.cpu import select as _sel
     buf, offset, strides = _raw(x)
     values, indices = _sel.run(getattr(_sel, kind), buf, offset, x._shape, strides, dim, *args)
     return _tensor(values, out_shape, x.dtype), _tensor(indices, out_shape, dtypes.int64)
@@ -178,15 +175,14 @@ def select(kind, x, dim, out_shape, *args):
 
 def cumulative_extreme(x, dim, want_max):
     """cummax (``want_max``) or cummin of ``x`` along ``dim``: (values, indices)."""
-    from . import select as _sel
-    from ... import dtypes
+    from ..backends.cpu import select as _sel
     buf, offset, strides = _raw(x)
     values, indices = _sel.run_cumulative(buf, offset, x._shape, strides, dim, want_max)
     return _tensor(values, x._shape, x.dtype), _tensor(indices, x._shape, dtypes.int64)
 
 
 def fill_affine(t, start, step):
-    from . import fill
+    from ..backends.cpu import fill
     data = t._storage.data
     tmp = host_buffer(np.empty, t.numel(), np.float64 if t.dtype.is_floating_point or isinstance(step, float)
                       or isinstance(start, float) else np.int64)
@@ -197,7 +193,7 @@ def fill_affine(t, start, step):
 def fill_linspace(t, start, end, step):
     """``t`` = linspace values from ``start``, ``end`` and ``step``, numbers of ``t``'s dtype
     (float64 for integer dtypes), computed as PyTorch computes them for that dtype."""
-    from . import fill
+    from ..backends.cpu import fill
     d = t.dtype.numpy
     buf = np.float32 if d in (np.float32, _F16) else np.float64
     mode = 2 if d == _F16 else 0 if d.kind == "f" else 1
@@ -211,7 +207,7 @@ def fill_linspace(t, start, end, step):
 def fill_logspace(t, start, end, step, base):
     """``t`` = base ** (start + step * i) for the first half, base ** (end - step * (n - 1 - i))
     for the second, in double precision, then converted to ``t``'s dtype."""
-    from . import fill
+    from ..backends.cpu import fill
     tmp = host_buffer(np.empty, t.numel(), np.float64)
     fill.logspace(tmp, float(start), float(end), float(step), float(base))
     if t.dtype.numpy == _F16:

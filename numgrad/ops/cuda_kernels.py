@@ -1,19 +1,23 @@
-"""The CUDA backend's entry points, with the CPU backend's interface: tensors in, kernels run.
+"""The dispatcher's side of the CUDA backend, with the interface of ``cpu_kernels.py``: tensors in,
+kernels run.
 
 Elementwise ops, reductions and scans run generated CUDA kernels; index-returning reductions
 (argmax/argmin, median, mode) and the ``arange``/``linspace`` fills run their CPU kernels on a
-host copy (see ``fallback.py`` for the ops that do so at the op level).
+host copy (see ``host_fallback.py`` for the ops that do so at the op level).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ... import shapes
-from ...dtypes import scalar_as
-from . import elementwise as _ew
-from . import memory
-from . import reduce as _red
-from . import scan as _scan
+from .. import shapes
+from ..backends.cuda import elementwise as _ew
+from ..backends.cuda import memory
+from ..backends.cuda import reduce as _red
+from ..backends.cuda import scan as _scan
+from ..dtypes import scalar_as
+from ..storage import Storage
+from ..tensor import Tensor
+from . import cpu_kernels
 
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
@@ -48,8 +52,6 @@ def elementwise(op, compute, result, inputs, shape):
 def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
     """``run(inputs) -> Tensor``: ``op`` on operands laid out as ``inputs`` are, into a fresh
     tensor of ``shape``/``strides``; what the general path decides per call is decided once."""
-    from ...storage import Storage
-    from ...tensor import Tensor
     c = _compute_np(compute)
     layouts = _layouts(inputs, shape)
     launch = _ew.launcher(op, c, shape, strides, layouts)
@@ -65,7 +67,6 @@ def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
 
 
 def _new(shape, dtype, device):
-    from ...tensor import Tensor
     return Tensor._empty(shape, dtype, device)
 
 
@@ -96,37 +97,31 @@ def scan(op, x, dim, compute, init, result_dtype):
     return out
 
 
-def _cpu():
-    from ..cpu import dispatch
-    return dispatch
-
-
 def select(kind, x, dim, out_shape, *args):
     """argmax/argmin, median or mode along ``dim``: the CPU kernel on a host copy."""
-    values, indices = _cpu().select(kind, x.detach().cpu(), dim, out_shape, *args)
+    values, indices = cpu_kernels.select(kind, x.detach().cpu(), dim, out_shape, *args)
     return values.to(x.device), indices.to(x.device)
 
 
 def cumulative_extreme(x, dim, want_max):
     """cummax/cummin along ``dim``: the CPU kernel on a host copy."""
-    values, indices = _cpu().cumulative_extreme(x.detach().cpu(), dim, want_max)
+    values, indices = cpu_kernels.cumulative_extreme(x.detach().cpu(), dim, want_max)
     return values.to(x.device), indices.to(x.device)
 
 
 def _fill_on_host(t, fill, *args):
-    from ...tensor import Tensor
     host = Tensor._empty(t._shape, t.dtype)
     fill(host, *args)
     t._write(host)
 
 
 def fill_affine(t, start, step):
-    _fill_on_host(t, _cpu().fill_affine, start, step)
+    _fill_on_host(t, cpu_kernels.fill_affine, start, step)
 
 
 def fill_linspace(t, start, end, step):
-    _fill_on_host(t, _cpu().fill_linspace, start, end, step)
+    _fill_on_host(t, cpu_kernels.fill_linspace, start, end, step)
 
 
 def fill_logspace(t, start, end, step, base):
-    _fill_on_host(t, _cpu().fill_logspace, start, end, step, base)
+    _fill_on_host(t, cpu_kernels.fill_logspace, start, end, step, base)

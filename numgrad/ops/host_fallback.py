@@ -1,6 +1,6 @@
 """Host fallback for ops that have CPU kernels only (advanced indexing, sorting, linear algebra).
 
-``on_host`` wraps an op's public function: when a CUDA tensor is among its arguments, the
+``on_host`` decorates an op's public function: when a CUDA tensor is among its arguments, the
 tensors are copied to the host with ``to('cpu')``, the CPU implementation runs, and tensor
 results are copied back with ``to(device)``. Both copies are recorded ops, so autograd flows
 through the fallback unchanged. In-place ops write the host result back into their CUDA
@@ -11,34 +11,32 @@ from __future__ import annotations
 
 import functools
 
-
-def _tensor_type():
-    from ...tensor import Tensor
-    return Tensor
+from ..autograd import tape
+from ..tensor import Tensor
 
 
-def _find_device(obj, Tensor):
+def _find_device(obj):
     if isinstance(obj, Tensor):
         return obj.device if obj.device.type == "cuda" else None
     if isinstance(obj, (list, tuple)):
         for x in obj:
-            d = _find_device(x, Tensor)
+            d = _find_device(x)
             if d is not None:
                 return d
     elif isinstance(obj, dict):
-        return _find_device(list(obj.values()), Tensor)
+        return _find_device(list(obj.values()))
     return None
 
 
-def _map(obj, fn, Tensor):
+def _map(obj, fn):
     if isinstance(obj, Tensor):
         return fn(obj)
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*(_map(x, fn, Tensor) for x in obj))
+        return type(obj)(*(_map(x, fn) for x in obj))
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_map(x, fn, Tensor) for x in obj)
+        return type(obj)(_map(x, fn) for x in obj)
     if isinstance(obj, dict):
-        return {k: _map(v, fn, Tensor) for k, v in obj.items()}
+        return {k: _map(v, fn) for k, v in obj.items()}
     return obj
 
 
@@ -52,42 +50,36 @@ def on_host(fn, inplace: bool = False):
     ``inplace`` marks functions that modify their first argument and return it (or None)."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        Tensor = _tensor_type()
-        device = _find_device(args, Tensor) or _find_device(kwargs, Tensor)
+        device = _find_device(args) or _find_device(kwargs)
         if device is None:
             return fn(*args, **kwargs)
         out = kwargs.pop("out", None)
-        host_args = _map(args, _host, Tensor)
-        result = fn(*host_args, **_map(kwargs, _host, Tensor))
+        host_args = _map(args, _host)
+        result = fn(*host_args, **_map(kwargs, _host))
         if inplace:
-            from ...autograd import tape
             self = args[0]
             moved = host_args[0].to(device)
             self._write(moved)
             tape.rebase(self, moved)
             return self if result is not None else None
-        result = _map(result, lambda t: t.to(device), Tensor)
+        result = _map(result, lambda t: t.to(device))
         if out is not None:
-            _write_out(result, out, Tensor)
+            _write_out(result, out)
             return out
         return result
     wrapper.__wrapped_for_cuda__ = fn
     return wrapper
 
 
-def _write_out(result, out, Tensor):
+def on_host_inplace(fn):
+    """:func:`on_host` for a function that modifies its first argument and returns it (or None)."""
+    return on_host(fn, inplace=True)
+
+
+def _write_out(result, out):
     if isinstance(out, Tensor):
         out.resize_(result.shape)
         out.copy_(result)
         return
     for r, o in zip(result, out):
-        _write_out(r, o, Tensor)
-
-
-def wrap(namespace: dict, names, inplace=()):
-    """Replace the functions ``names`` (and the in-place ``inplace``) of a module namespace by
-    their host-fallback wrappers; call at the end of the module."""
-    for name in names:
-        namespace[name] = on_host(namespace[name])
-    for name in inplace:
-        namespace[name] = on_host(namespace[name], inplace=True)
+        _write_out(r, o)

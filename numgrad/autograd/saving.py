@@ -1,0 +1,159 @@
+"""What a node keeps for its VJP rules: which of ``(ans, *inputs)`` each rule reads and how
+(``saved_args``), those values alone at the level read (the tensor, with its version checked at
+backward, or its geometry only), and snapshots of inputs about to be written in place.
+"""
+from __future__ import annotations
+
+from ..memo import Memo
+from .nodes import edge
+from .rule_reads import FULL, META, argument_reads
+
+
+def saved_args(op):
+    """Per VJP rule, how it reads ``(ans, *inputs)``: a tuple of levels per rule (cached)."""
+    uses = op.__dict__.get("_saved_args")
+    if uses is None:
+        uses = []
+        for rule in op.vjp:
+            if rule is None:
+                uses.append(None)
+                continue
+            d = getattr(rule, "_derivative", None)
+            uses.append(tuple(argument_reads(d, 0, op.nin + 1) if d is not None
+                              else argument_reads(rule, 1, op.nin + 1)))
+        uses = tuple(uses)
+        op.__dict__["_saved_args"] = uses
+    return uses
+
+
+class _Geometry:
+    """What a rule that only reads ``x.shape`` and friends needs of ``x``: no data, no version."""
+
+    __slots__ = ("_shape", "_strides", "_offset", "dtype", "device")
+
+    def __init__(self, x):
+        self._shape = x._shape
+        self._strides = x._strides
+        self._offset = x._offset
+        self.dtype = x.dtype
+        self.device = x.device
+
+    @property
+    def shape(self):
+        from ..shapes import Size
+        return Size(self._shape)
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def dim(self):
+        return len(self._shape)
+
+    def size(self, dim=None):
+        return self.shape if dim is None else self._shape[dim]
+
+    def stride(self, dim=None):
+        return self._strides if dim is None else self._strides[dim]
+
+    def storage_offset(self):
+        return self._offset
+
+    def numel(self):
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+
+saved_levels_cache = Memo()
+
+
+def saved_levels(op, live: int):
+    """What a node of ``op`` saves of ``(ans, *inputs)`` when the inputs in bitmask ``live``
+    need gradients: the strongest level any of their rules reads, or False for nothing."""
+    merged = None
+    for k, u in enumerate(saved_args(op)):
+        if u is None or not live >> k & 1:
+            continue
+        if merged is None:
+            merged = list(u)
+        else:
+            for j, level in enumerate(u):
+                if level > merged[j]:
+                    merged[j] = level
+    need = tuple(merged) if merged is not None and any(merged) else False
+    saved_levels_cache[(op, live)] = need
+    return need
+
+
+def save_values(node, op, inputs, first, need):
+    """Keep on ``node`` what ``need`` asks of ``(first, *inputs)``, with the versions to check."""
+    n = len(need)
+    saved = [None] * n
+    versions = None
+    kept = False  # something that outlives release: geometry, a number, a view's detached input
+    level = need[0]
+    if level == FULL:
+        # An alias, not ``first`` itself: a saved output must not keep its node alive.
+        saved[0] = first._view(first._shape, first._strides, first._offset)
+        versions = [None] * n
+        versions[0] = first._storage._counter[0]
+    elif level == META:
+        saved[0] = _Geometry(first)
+        kept = True
+    view_op = op.kind == "view"
+    k = 1
+    for x in inputs:
+        level = need[k]
+        if level:
+            if not hasattr(x, "_storage"):
+                saved[k] = x
+                kept = True
+            elif view_op:
+                # A view's VJP depends only on geometry; its input may be written in place later.
+                saved[k] = x.detach()
+                kept = True
+            elif level == META:
+                saved[k] = _Geometry(x)
+                kept = True
+            else:
+                saved[k] = x
+                if versions is None:
+                    versions = [None] * n
+                versions[k] = x._storage._counter[0]
+        k += 1
+    node._saved = tuple(saved)
+    # Left None when nothing saved can be written in place: no check, nothing to free.
+    if versions is not None:
+        node._versions = tuple(versions)
+        node._keeps = kept
+
+
+def snapshot(x):
+    """A copy of tensor ``x`` that carries x's history and tangent: what a node of an in-place
+    op reads of ``x`` once the write has overwritten it (PyTorch saves such a copy too)."""
+    fn, nr = edge(x)  # a view's history is brought up to date first
+    copy = x._view(x._shape, x._strides).clone()  # cloned outside autograd: records no node
+    if fn is not None and x._grad_fn is not None:
+        copy._requires_grad = True
+        copy._grad_fn = fn
+        copy._output_nr = nr
+    copy._fw_tangent = x._fw_tangent
+    return copy
+
+
+def save_snapshot(node, x):
+    """``x`` is about to be written in place: if ``node`` saved it as its first input, the node
+    reads a :func:`snapshot` of it instead."""
+    saved = getattr(node, "_saved", None)
+    if saved is None or node._versions is None or len(saved) < 2 or saved[1] is not x:
+        return
+    copy = snapshot(x)
+    versions = list(node._versions)
+    versions[1] = copy._storage._counter[0]
+    node._saved = (saved[0], copy) + saved[2:]
+    node._versions = tuple(versions)

@@ -1,0 +1,22 @@
+"""The op table: every family's rows in one list, and the lookup by row id."""
+from .rows import activations, composites, elementwise, linalg, movement, nn, reductions, special
+
+# Tests are parametrized over the rows in this order: a new row goes at the end of its family's
+# list, and a new family at the end of the table.
+OP_DB: list = [
+    *elementwise.ROWS,
+    *reductions.ROWS,
+    *movement.ROWS,
+    *linalg.ROWS,
+    *activations.ROWS,
+    *elementwise.MORE_MATH_ROWS,
+    *activations.MORE_ROWS,
+    *special.ROWS,
+    *composites.ROWS,
+    *nn.ROWS,
+]
+
+
+def op_db_by_id() -> dict:
+    """The table as ``{row id: OpInfo}`` (ids are ``name`` or ``name.variant``)."""
+    return {info.id: info for info in OP_DB}

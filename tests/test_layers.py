@@ -1,0 +1,172 @@
+"""The package's layers: every import, at the top of a module or inside a function, goes from a
+higher layer to a lower one (or stays within its layer).
+
+numgrad's layers, lowest first (docs/architecture.md says what each holds):
+base (dtypes, shapes, devices, grad modes) -> backends (arrays in, arrays out) -> storage ->
+tensor -> tape -> ops (the records, the dispatchers, factories) -> engine (backward, forward
+mode, func) -> library (nn, optim, utils, serialization, testing, the package's namespace).
+
+``UPWARD`` lists the imports that still reach up, and ``LARGEST_CYCLE`` the size of the largest
+import cycle: both may only shrink (the test fails when a listed import is gone, so the list is
+kept exact), and nothing may be added to them.
+"""
+import ast
+import os
+
+import pytest
+
+PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "numgrad")
+
+LAYERS = [
+    ("base", ["numgrad.dtypes", "numgrad.shapes", "numgrad.devices", "numgrad.layouts", "numgrad.memo",
+              "numgrad.return_types", "numgrad.autograd.grad_mode", "numgrad.autograd.profiler"]),
+    ("backends", ["numgrad.backends"]),
+    ("storage", ["numgrad.storage"]),
+    ("tensor", ["numgrad.tensor"]),
+    ("tape", ["numgrad.autograd.tape", "numgrad.autograd.nodes", "numgrad.autograd.saving",
+              "numgrad.autograd.inplace", "numgrad.autograd.rule_reads", "numgrad.autograd.views_history",
+              "numgrad.autograd.copyslices", "numgrad.autograd.variable"]),
+    ("ops", ["numgrad.ops", "numgrad.creation", "numgrad.random", "numgrad.printing", "numgrad.legacy",
+             "numgrad.linalg", "numgrad.special", "numgrad.cuda"]),
+    ("engine", ["numgrad.autograd", "numgrad.func"]),
+    ("library", ["numgrad.nn", "numgrad.optim", "numgrad.utils", "numgrad.serialization", "numgrad.testing",
+                 "numgrad"]),
+]
+
+# (importing module, imported module): the imports that still reach a higher layer.
+UPWARD = frozenset({
+    ("numgrad.autograd.tape", "numgrad.autograd.forward_ad"),
+    ("numgrad.autograd.views_history", "numgrad.ops.registry"),
+    ("numgrad.backends.cpu.matmul", "numgrad.storage"),
+    ("numgrad.backends.cpu.matmul", "numgrad.tensor"),
+    ("numgrad.storage", "numgrad.creation"),
+    ("numgrad.storage", "numgrad.legacy"),
+    ("numgrad.storage", "numgrad.tensor"),
+    ("numgrad.tensor", "numgrad.autograd.engine"),
+    ("numgrad.tensor", "numgrad.autograd.inplace"),
+    ("numgrad.tensor", "numgrad.autograd.nodes"),
+    ("numgrad.tensor", "numgrad.legacy"),
+    ("numgrad.tensor", "numgrad.ops.indexing"),
+    ("numgrad.tensor", "numgrad.printing"),
+    ("numgrad.tensor", "numgrad.utils.dlpack"),
+})
+
+LARGEST_CYCLE = 53
+
+
+def _modules() -> dict:
+    """Module name -> the numgrad modules it imports (any import statement in the file)."""
+    paths = {}
+    for folder, _, files in os.walk(PACKAGE):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(folder, f)
+                rel = os.path.relpath(path, os.path.dirname(PACKAGE))[:-3].replace(os.sep, ".")
+                paths[rel[:-len(".__init__")] if rel.endswith(".__init__") else rel] = path
+    imports = {}
+    for name, path in paths.items():
+        package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if isinstance(node, ast.Import):
+                found = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                # ``from package import name`` imports the submodule ``name`` where there is one.
+                found = [base + "." + a.name if base + "." + a.name in paths else base for a in node.names]
+            else:
+                continue
+            for target in found:
+                while target and target not in paths:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    targets.add(target)
+        imports[name] = targets
+    return imports
+
+
+def _layer(module: str) -> int:
+    best, length = None, -1
+    for i, (_, prefixes) in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > length:
+                best, length = i, len(p)
+    return best
+
+
+def _largest_cycle(imports: dict) -> list:
+    """The largest strongly connected component of the import graph (Tarjan's algorithm)."""
+    index, low, stack, on_stack, best = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in imports.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > len(best):
+                best[:] = component
+
+    for v in sorted(imports):
+        if v not in index:
+            visit(v)
+    return sorted(best) if len(best) > 1 else []
+
+
+@pytest.fixture(scope="module")
+def imports():
+    return _modules()
+
+
+def test_every_module_has_a_layer(imports):
+    assert [m for m in imports if _layer(m) is None] == []
+
+
+def test_no_new_import_reaches_up(imports):
+    upward = {(m, t) for m, targets in imports.items() for t in targets if _layer(t) > _layer(m)}
+    assert sorted(upward - UPWARD) == [], "imports from a lower layer to a higher one"
+    assert sorted(UPWARD - upward) == [], "no longer there: remove them from UPWARD"
+
+
+def test_import_cycles_only_shrink(imports):
+    cycle = _largest_cycle(imports)
+    assert len(cycle) <= LARGEST_CYCLE, cycle
+    assert len(cycle) == LARGEST_CYCLE, f"the largest cycle shrank to {len(cycle)}: lower LARGEST_CYCLE"
+
+
+def test_the_package_never_imports_itself_by_name():
+    # Inside numgrad, imports are relative: ``import numgrad`` would load the public namespace,
+    # the top layer, from anywhere below it. The op table, itself on the top layer, names ops
+    # by their public names.
+    found = []
+    for folder, _, files in os.walk(PACKAGE):
+        if os.path.relpath(folder, PACKAGE).split(os.sep)[0] == "testing":
+            continue
+        for f in files:
+            if folder == PACKAGE and f == "testing.py":
+                continue
+            if f.endswith(".py"):
+                path = os.path.join(folder, f)
+                for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+                    names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                             [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+                    if any(n == "numgrad" or n.startswith("numgrad.") for n in names):
+                        found.append(f"{os.path.relpath(path, PACKAGE)}:{node.lineno}")
+    assert found == []
