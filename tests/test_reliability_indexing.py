@@ -396,6 +396,16 @@ def test_layer_norm_refuses_empty_normalized_shape_and_bad_params():
 _P = {"f": "float32", "d": "float64", "-": None}
 
 
+def _same_or_same_error(run, torch):
+    """``run(library, its functional module)`` gives PyTorch's result or raises PyTorch's error."""
+    try:
+        expected = run(torch, torch.nn.functional)
+    except RuntimeError:
+        _raises_alike(lambda: run(ng, F), lambda: run(torch, torch.nn.functional))
+        return
+    _same(run(ng, F), expected)
+
+
 @pytest.mark.parametrize("x", "fd")
 @pytest.mark.parametrize("w", "fd-")
 @pytest.mark.parametrize("b", "fd-")
@@ -406,12 +416,7 @@ def test_layer_norm_parameter_dtypes(x, w, b):
         W = None if w == "-" else L.ones(3, dtype=getattr(L, _P[w]))
         B = None if b == "-" else L.zeros(3, dtype=getattr(L, _P[b]))
         return funcs.layer_norm(L.arange(6.).reshape(2, 3).to(getattr(L, _P[x])), [3], W, B)
-    try:
-        expected = run(torch, torch.nn.functional)
-    except RuntimeError:
-        _raises_alike(lambda: run(ng, F), lambda: run(torch, torch.nn.functional))
-        return
-    _same(run(ng, F), expected)
+    _same_or_same_error(run, torch)
 
 
 @pytest.mark.parametrize("x", "fd")
@@ -425,12 +430,7 @@ def test_batch_norm_parameter_dtypes(x, w, rm):
         d = getattr(L, _P[rm])
         return funcs.batch_norm(L.arange(6.).reshape(2, 3).to(getattr(L, _P[x])), L.zeros(3, dtype=d),
                                 L.ones(3, dtype=d), W, None)
-    try:
-        expected = run(torch, torch.nn.functional)
-    except RuntimeError:
-        _raises_alike(lambda: run(ng, F), lambda: run(torch, torch.nn.functional))
-        return
-    _same(run(ng, F), expected)
+    _same_or_same_error(run, torch)
 
 
 _MIXED_LAYERS = [

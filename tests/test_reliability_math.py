@@ -21,6 +21,14 @@ def _torch():
     return pytest.importorskip("torch")
 
 
+def _same_with_gradients(got, want, a, b):
+    """Equal results, then equal gradients of their sums with respect to ``a`` and ``b``."""
+    _same(got, want)
+    got.sum().backward()
+    want.sum().backward()
+    _same(a.grad, b.grad)
+
+
 def _same(got, want):
     """Equal values, NaN where NaN, and zeros of the same sign."""
     got = got.detach().numpy() if hasattr(got, "_storage") else np.asarray(got)
@@ -52,10 +60,7 @@ def test_relu_at_infinities_nan_and_signed_zero(dtype, form):
              "module": lambda m, x: m.nn.ReLU()(x)}
     a, b = _pair(torch, RELU_VALUES, dtype, requires_grad=True)
     ya, yb = calls[form](numgrad, a), calls[form](torch, b)
-    _same(ya, yb)
-    ya.sum().backward()
-    yb.sum().backward()
-    _same(a.grad, b.grad)
+    _same_with_gradients(ya, yb, a, b)
 
 
 def test_relu_of_integers():
@@ -138,10 +143,7 @@ def test_max_min_gradients_with_nan(name, dtype):
     torch = _torch()
     a, b = _pair(torch, _NAN_ROWS, dtype, requires_grad=True)
     ra, rb = _REDUCTIONS[name](a), _REDUCTIONS[name](b)
-    _same(ra, rb)
-    ra.sum().backward()
-    rb.sum().backward()
-    _same(a.grad, b.grad)
+    _same_with_gradients(ra, rb, a, b)
 
 
 def test_full_max_node_and_ties():
@@ -304,10 +306,7 @@ def test_threshold_passes_nan(inplace, dtype):
     a, b = _pair(torch, [nan, 0.2, 0.5, 1.0, -inf, inf], dtype, requires_grad=True)
     ra = F.threshold(a * 1, 0.5, 2.0, inplace)
     rb = torch.nn.functional.threshold(b * 1, 0.5, 2.0, inplace)
-    _same(ra, rb)
-    ra.sum().backward()
-    rb.sum().backward()
-    _same(a.grad, b.grad)
+    _same_with_gradients(ra, rb, a, b)
     # A NaN threshold replaces nothing.
     _same(F.threshold(a.detach(), nan, 2.0), torch.nn.functional.threshold(b.detach(), nan, 2.0))
 
