@@ -17,7 +17,8 @@ import timeit
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 _SETTLE_S = 0.3
-_MODULES = ["core", "linalg", "indexing", "autograd", "functional", "training"]
+_MODULES = ["core", "linalg", "indexing", "autograd", "functional", "training", "recurrent", "attention", "conv",
+            "embedding", "sampling"]
 
 
 def _interleaved(fns: dict, repeats=9) -> dict:

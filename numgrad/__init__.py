@@ -1,8 +1,12 @@
 """numgrad: a PyTorch-style tensor library with autograd, whose arithmetic runs in Numba kernels."""
 from __future__ import annotations
 
+import builtins as _builtins
 import importlib as _importlib
 import sys as _sys
+import warnings as _warnings
+
+import numba as _numba
 
 __version__ = "0.1.0"
 
@@ -10,7 +14,7 @@ from . import dtypes as _dtypes
 from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, float32, float64, long, int, short,
                      half, float, double, dtype, get_default_dtype, set_default_dtype, promote_types,
                      finfo, iinfo, result_type as _result_type_impl)
-from .devices import device
+from .devices import device, set_default_device, get_default_device
 from .shapes import Size
 from .tensor import Tensor
 from .ops import elementwise as _elementwise_decls  # noqa: F401  (declares the ops)
@@ -39,6 +43,7 @@ from .ops.sorting import *  # noqa: F401,F403
 from .ops.comparisons import *  # noqa: F401,F403
 from .ops import methods as _methods  # noqa: F401  (binds Tensor methods)
 from .ops.methods import *  # noqa: F401,F403  (torch.sin_ and the other unary in-place functions)
+from .ops.numpy_names import accepts_numpy_names as _accepts_numpy_names
 from .creation import *  # noqa: F401,F403
 from .printing import set_printoptions, get_printoptions, printoptions
 from . import random
@@ -48,7 +53,12 @@ from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, 
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
     is_inference_mode_enabled
+from . import accelerator
+from . import amp
 from . import cuda
+from .amp import autocast, is_autocast_enabled
+from .amp import cuda_amp as _cuda_amp
+from .backends import cudnn as _cudnn, mps as _mps  # noqa: F401  (numgrad.backends.cudnn and .mps)
 from . import utils
 from .utils.dlpack import from_dlpack
 from . import linalg
@@ -63,6 +73,14 @@ from .storage import TypedStorage, UntypedStorage
 from .legacy import (BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor,
                      FloatTensor, DoubleTensor, BoolStorage, ByteStorage, CharStorage, ShortStorage, IntStorage,
                      LongStorage, HalfStorage, FloatStorage, DoubleStorage, set_default_tensor_type)
+
+# ``axis=`` and ``keepdims=`` wherever a function takes ``dim=`` and ``keepdim=``, as PyTorch's.
+globals().update({_name: _accepts_numpy_names(_value) for _name, _value in list(globals().items())
+                  if not _name.startswith("_") and callable(_value)})
+
+# ``numgrad.cuda.amp``: a module of the library layer, hung under ``numgrad.cuda`` (of the ops
+# layer) here so that ``import numgrad.cuda.amp`` finds it.
+cuda.amp = _sys.modules[__name__ + ".cuda.amp"] = _cuda_amp
 
 
 def result_type(tensor1, tensor2) -> dtype:
@@ -81,6 +99,77 @@ def numel(input) -> int:
 
 def is_floating_point(input) -> bool:
     return input.dtype.is_floating_point
+
+
+# Process-wide settings PyTorch programs make before training. numgrad's kernels give the same
+# result on every run and its matmuls always compute in full float32, so these record the choice
+# and report it back, as PyTorch's getters do.
+_settings = {"deterministic": False, "warn_only": False, "matmul_precision": "highest"}
+_DEBUG_MODES = ("default", "warn", "error")
+
+
+def use_deterministic_algorithms(mode: _builtins.bool, *, warn_only: _builtins.bool = False) -> None:
+    """Sets whether ops must use deterministic algorithms (numgrad's always are)."""
+    for name, value in (("mode", mode), ("warn_only", warn_only)):
+        if not isinstance(value, _builtins.bool):
+            raise TypeError(f"_set_deterministic_algorithms(): argument '{name}' must be bool, "
+                            f"not {type(value).__name__}")
+    _settings["deterministic"], _settings["warn_only"] = mode, warn_only
+
+
+def are_deterministic_algorithms_enabled() -> _builtins.bool:
+    """True if :func:`use_deterministic_algorithms` turned deterministic mode on."""
+    return _settings["deterministic"]
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> _builtins.bool:
+    """True if deterministic mode is on with ``warn_only=True``."""
+    return _settings["warn_only"]
+
+
+def set_deterministic_debug_mode(debug_mode) -> None:
+    """Deterministic mode as a level: 0 or ``"default"`` off, 1 or ``"warn"``, 2 or ``"error"``."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, "
+                               f"but got {debug_mode}")
+        debug_mode = _DEBUG_MODES.index(debug_mode)
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> _builtins.int:
+    """The level :func:`set_deterministic_debug_mode` sets: 0, 1 (warn) or 2 (error)."""
+    return 0 if not _settings["deterministic"] else 1 if _settings["warn_only"] else 2
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Records ``"highest"``, ``"high"`` or ``"medium"``; numgrad's float32 matmuls stay exact."""
+    if precision not in ("highest", "high", "medium"):
+        _warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      f"set_float32_matmul_precision call has no effect.")
+        return
+    _settings["matmul_precision"] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """The value last given to :func:`set_float32_matmul_precision` (``"highest"`` at start)."""
+    return _settings["matmul_precision"]
+
+
+def set_num_threads(num: _builtins.int) -> None:
+    """Sets how many threads numgrad's parallel kernels use (at most the cores Numba started with)."""
+    if not isinstance(num, _builtins.int) or isinstance(num, _builtins.bool):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(num).__name__}")
+    if num <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _numba.set_num_threads(_builtins.min(num, _numba.config.NUMBA_NUM_THREADS))
+
+
+def get_num_threads() -> _builtins.int:
+    """The number of threads numgrad's parallel kernels use."""
+    return _numba.get_num_threads()
 
 
 # numgrad.nn comes last. Its modules import this package, so a thread that imports

@@ -1,7 +1,9 @@
 """``numgrad.cuda``: GPU availability and device management, as ``torch.cuda``."""
 from __future__ import annotations
 
+from .devices import as_device
 from .legacy import tensor_types
+from .random import default_generator
 
 (BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor, FloatTensor,
  DoubleTensor) = tensor_types("cuda")
@@ -30,6 +32,87 @@ def device_count() -> int:
 def _require():
     from .backends import require_cuda
     return require_cuda()
+
+
+def is_initialized() -> bool:
+    """True once a CUDA tensor or kernel has been made in this process."""
+    return is_available() and _memory().stats()["num_allocs"] > 0
+
+
+# ------------------------------------------------------------------------------ random numbers
+# CUDA tensors draw from numgrad's default generator (the same stream as the CPU), which
+# numgrad.manual_seed seeds. Seeding "the CUDA generators" on their own is thus nothing to do;
+# PyTorch's functions are equally silent on a machine without CUDA.
+def manual_seed(seed) -> None:
+    """Accepted for PyTorch programs; CUDA draws come from the generator :func:`numgrad.manual_seed` seeds."""
+    int(seed)
+
+
+def manual_seed_all(seed) -> None:
+    """Accepted for PyTorch programs; CUDA draws come from the generator :func:`numgrad.manual_seed` seeds."""
+    int(seed)
+
+
+def seed() -> None:
+    """Accepted for PyTorch programs; CUDA draws come from numgrad's default generator."""
+
+
+def seed_all() -> None:
+    """Accepted for PyTorch programs; CUDA draws come from numgrad's default generator."""
+
+
+def initial_seed() -> int:
+    """The seed of the generator CUDA tensors draw from; RuntimeError without CUDA."""
+    _require()
+    return default_generator.initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    """The state of the generator CUDA tensors draw from, as a uint8 tensor."""
+    _require()
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    """Restores the state of the generator CUDA tensors draw from."""
+    _require()
+    default_generator.set_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    """The states of all CUDA devices' generators (one per device)."""
+    return [default_generator.get_state() for _ in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    """Restores the states from :func:`get_rng_state_all`."""
+    for state in new_states:
+        set_rng_state(state)
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False: numgrad has no bfloat16 dtype."""
+    return False
+
+
+def set_device(device) -> None:
+    """Selects the current CUDA device; numgrad uses device 0, the only index accepted."""
+    _require()
+    index = device if isinstance(device, int) else as_device(device).index
+    if index not in (None, 0, -1):
+        raise RuntimeError(f"CUDA error: invalid device ordinal (numgrad uses device 0, got {index})")
+
+
+def get_device_capability(device=None) -> tuple:
+    """The (major, minor) compute capability of a CUDA device."""
+    _require()
+    from .backends.cuda import runtime
+    return tuple(runtime.module().get_current_device().compute_capability)
+
+
+def ipc_collect() -> None:
+    """Nothing to collect: numgrad shares no CUDA memory between processes."""
+    _require()
 
 
 def current_device() -> int:

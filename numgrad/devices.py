@@ -1,7 +1,7 @@
 """Device objects: where a tensor's storage lives ('cpu' or 'cuda:N')."""
 from __future__ import annotations
 
-__all__ = ["device"]
+__all__ = ["device", "set_default_device", "get_default_device"]
 
 
 class device:
@@ -46,14 +46,40 @@ class device:
         return f"device(type='{self.type}')" if self.index is None else \
             f"device(type='{self.type}', index={self.index})"
 
+    # ``with numgrad.device('cuda'):`` makes it the default device for the block.
+    def __enter__(self):
+        _outer_defaults.append(_default_device)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        set_default_device(_outer_defaults.pop())
+        return False
+
 
 CPU = device("cpu")
+_default_device = CPU
+_outer_defaults = []  # the defaults that enclosing ``with device(...)`` blocks replaced
+
+
+def set_default_device(device) -> None:
+    """Sets the device factories allocate on when they are given ``device=None``.
+
+    ``None`` restores the CPU. The device is not checked until a factory allocates on it."""
+    global _default_device
+    _default_device = CPU if device is None else as_device(device)
+
+
+def get_default_device() -> device:
+    """The device factories allocate on when they are given ``device=None``."""
+    return _default_device
 
 
 def as_device(value) -> device:
-    """Normalise a device argument; a CUDA device without an index means the current device."""
+    """Normalise a device argument; None is the default device and a CUDA device without an
+    index means the current device."""
     if value is None:
-        return CPU
+        return _default_device
     if isinstance(value, int):
         value = device("cuda", value)
     d = value if isinstance(value, device) else device(value)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import names
+
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
     "get_default_dtype", "set_default_dtype", "result_type", "promote_types", "finfo", "iinfo",
@@ -34,7 +36,7 @@ class dtype:
         return self
 
     def __repr__(self) -> str:
-        return f"numgrad.{self.name}"
+        return f"{names.package()}.{self.name}"
 
     def __reduce__(self):
         return (_by_name, (self.name,))

@@ -1,6 +1,8 @@
 """Memory layouts: ``numgrad.strided`` (the only one numgrad stores) and PyTorch's sparse names."""
 from __future__ import annotations
 
+from . import names
+
 __all__ = ["layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc"]
 
 
@@ -20,7 +22,7 @@ class layout:
         return obj
 
     def __repr__(self) -> str:
-        return f"numgrad.{self._name}"
+        return f"{names.package()}.{self._name}"
 
     def __reduce__(self):
         return self._name

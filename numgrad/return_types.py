@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from . import names
+
 _declared: dict = {}
 
 
@@ -12,7 +14,7 @@ def return_type(name: str, fields=("values", "indices")):
     cls = _declared.get(name)
     if cls is None:
         cls = namedtuple(name, fields)
-        cls.__repr__ = lambda self: (f"numgrad.return_types.{name}(\n"
+        cls.__repr__ = lambda self: (f"{names.package()}.return_types.{name}(\n"
                                      + ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self)) + ")")
         cls.__module__ = __name__
         # A module attribute, so instances pickle by reference.

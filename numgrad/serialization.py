@@ -21,7 +21,8 @@ from .devices import as_device, device as _device
 from .shapes import Size
 from .tensor import Tensor
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals",
+           "safe_globals"]
 
 _MAGIC = b"\x93NUMGRAD"
 _VERSION = 1
@@ -62,6 +63,15 @@ class _Writer:
         if isinstance(obj, dict):
             tag = "$odict" if isinstance(obj, OrderedDict) else "$dict"
             return {tag: [[self.encode(k), self.encode(v)] for k, v in obj.items()]}
+        from .nn.modules.module import Module
+        from .optim.optimizer import Optimizer
+        if isinstance(obj, (Module, Optimizer)):
+            kind = "Module" if isinstance(obj, Module) else "Optimizer"
+            raise TypeError(
+                f"numgrad.save cannot store a whole {kind} ({type(obj).__name__}): numgrad's format is "
+                "pickle-free and holds no code or classes, only tensors and plain containers. Save "
+                f"its state dict instead: numgrad.save(obj.state_dict(), f), and restore it into a new "
+                f"{type(obj).__name__} with load_state_dict(numgrad.load(f))")
         raise TypeError(
             f"numgrad.save can store tensors, numbers, strings, None, dtypes, devices and "
             f"dicts/lists/tuples of them; got an object of type {type(obj).__name__}")
@@ -316,3 +326,34 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         return reader.decode(header["object"])
     except RecursionError:
         reader.fail("the header nests too deeply")
+
+
+# The allowlist of PyTorch's ``weights_only`` unpickler. numgrad's files hold no pickled objects, so
+# loading one never constructs a class: there is nothing to allow, and these accept and forget.
+def add_safe_globals(safe_globals: list) -> None:
+    """Accepted for PyTorch programs. numgrad's format holds no pickled objects, so :func:`load`
+    never constructs a class and needs no allowlist."""
+
+
+def clear_safe_globals() -> None:
+    """Accepted for PyTorch programs; there is no allowlist to clear (see :func:`add_safe_globals`)."""
+
+
+def get_safe_globals() -> list:
+    """An empty list: numgrad's format holds no pickled objects, so :func:`load` constructs no
+    classes and none need allowing."""
+    return []
+
+
+class safe_globals:
+    """A context manager accepted for PyTorch programs; it changes nothing, as :func:`load` never
+    unpickles (see :func:`add_safe_globals`)."""
+
+    def __init__(self, safe_globals: list) -> None:
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        return False

@@ -4,12 +4,14 @@ from __future__ import annotations
 import operator
 from typing import Sequence
 
+from . import names
+
 
 class Size(tuple):
     """The shape of a tensor: a tuple of ints, printed as ``numgrad.Size([2, 3])``."""
 
     def __repr__(self):
-        return f"numgrad.Size([{', '.join(str(s) for s in self)}])"
+        return f"{names.package()}.Size([{', '.join(str(s) for s in self)}])"
 
     __str__ = __repr__
 

@@ -5,6 +5,8 @@ in ``numgrad/ops/methods.py`` so that each op has one home.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from . import dtypes, shapes
@@ -20,6 +22,8 @@ DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn
                "use var_no_grad = var.detach().")
 # The dim orders Tensor.T permutes to, by ndim.
 _REVERSED = tuple(tuple(range(n - 1, -1, -1)) for n in range(8))
+# Whether float() of a tensor that requires grad has warned yet in this process.
+_float_of_grad_tensor_warned = [False]
 
 
 
@@ -237,6 +241,15 @@ class Tensor:
         return self._storage.device.type == "cuda"
 
     @property
+    def is_cpu(self) -> bool:
+        return self._storage.device.type == "cpu"
+
+    # Devices, layouts and tensor kinds numgrad does not have: always False, as PyTorch's
+    # properties are for a dense CPU or CUDA tensor.
+    is_xpu = is_mps = is_meta = is_xla = is_ipu = is_maia = is_mtia = is_vulkan = property(lambda self: False)
+    is_quantized = is_sparse = is_sparse_csr = is_mkldnn = is_nested = property(lambda self: False)
+
+    @property
     def ndim(self) -> int:
         return len(self._shape)
 
@@ -261,6 +274,38 @@ class Tensor:
 
     def is_complex(self) -> bool:
         return False
+
+    def is_signed(self) -> bool:
+        return self.dtype.is_signed
+
+    def is_conj(self) -> bool:
+        """False: numgrad has no lazily conjugated tensors."""
+        return False
+
+    def is_neg(self) -> bool:
+        """False: numgrad has no lazily negated tensors."""
+        return False
+
+    def is_pinned(self, device=None) -> bool:
+        """False: numgrad does not page-lock host memory."""
+        return False
+
+    def is_shared(self) -> bool:
+        """False: numgrad's storages are never in shared memory."""
+        return False
+
+    def is_same_size(self, other) -> bool:
+        return self._shape == other._shape
+
+    def is_set_to(self, tensor) -> bool:
+        """True if both tensors view the same elements of the same storage in the same way."""
+        return (self._storage is tensor._storage and self._offset == tensor._offset
+                and self._shape == tensor._shape and self._strides == tensor._strides)
+
+    def is_nonzero(self) -> bool:
+        if self.numel() == 0:
+            raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+        return bool(self._scalar_check("bool"))
 
     @property
     def _version(self) -> int:
@@ -356,6 +401,13 @@ class Tensor:
         return int(self._scalar_check("int"))
 
     def __float__(self):
+        if self.requires_grad and not _float_of_grad_tensor_warned[0]:
+            from .autograd.grad_mode import is_grad_enabled
+            if is_grad_enabled():
+                # As PyTorch's: once per process, and only where grad mode could record more.
+                _float_of_grad_tensor_warned[0] = True
+                warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                              "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self._scalar_check("float"))
 
     def __index__(self):
@@ -383,9 +435,12 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self.ndim == 0 and spec:
+        # As PyTorch: a 0-d tensor formats as its Python number, spec or not.
+        if self.ndim == 0:
             return self.item().__format__(spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return repr(self)
 
     def __reduce_ex__(self, protocol):
         raise TypeError("numgrad tensors are not picklable; use numgrad.save")

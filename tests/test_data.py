@@ -248,7 +248,7 @@ def test_loader_shuffle_is_reproducible():
     g1, g2 = numgrad.Generator().manual_seed(5), numgrad.Generator().manual_seed(5)
     assert epoch(DataLoader(ds, batch_size=3, shuffle=True, generator=g1)) == \
         epoch(DataLoader(ds, batch_size=3, shuffle=True, generator=g2))
-    # num_workers > 0 loads in this process, with the same results.
+    # Worker processes give the same batches in the same order.
     numgrad.manual_seed(0)
     assert epoch(DataLoader(ds, batch_size=3, shuffle=True, num_workers=2)) == first
 

@@ -89,6 +89,7 @@ KNOWN_DIVERGENCES = {
     ("gelu_tanh", "grad:huge"): "the tanh-approximation derivative at huge x: numgrad 1, torch NaN (x**3 overflows)",
     ("gelu", "grad:float16:tiny"): "the derivative at subnormal float16 x is 0 in numgrad; torch gives 0.5",
     ("gelu_tanh", "grad:inf"): "as gelu_tanh grad:huge",
+    ("gelu_tanh", "grad:-inf"): "as gelu_tanh grad:huge",
     ("nanmedian", "grad:nan"): "derivative of an all-NaN median: numgrad NaN, torch 1 at the chosen element",
     ("quantile", "values:inf"): "interpolating between inf and a finite value: numgrad inf, torch NaN "
                                 "(its lerp computes inf - inf)",

@@ -18,7 +18,7 @@ import pytest
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "numgrad")
 
 LAYERS = [
-    ("base", ["numgrad.dtypes", "numgrad.shapes", "numgrad.devices", "numgrad.layouts", "numgrad.memo",
+    ("base", ["numgrad.names", "numgrad.dtypes", "numgrad.shapes", "numgrad.devices", "numgrad.layouts", "numgrad.memo",
               "numgrad.return_types", "numgrad.autograd.grad_mode", "numgrad.autograd.profiler"]),
     ("backends", ["numgrad.backends"]),
     ("storage", ["numgrad.storage"]),

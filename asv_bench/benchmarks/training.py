@@ -1,20 +1,14 @@
 """Training steps of an MLP (784-256-10) and a small CNN (two conv layers on 28x28), batch 64,
 in numgrad beside PyTorch: forward, cross-entropy, backward and an SGD step.
 
-    python asv_bench/benchmarks/training.py     # prints numgrad / PyTorch time ratios
+    python asv_bench/ratios.py training     # prints numgrad / PyTorch time ratios
 """
 import numpy as np
 
-import numgrad
-
-try:
-    import torch
-except ImportError:  # PyTorch is an optional comparison
-    torch = None
+from ._steps import LIBRARIES, StepCase, library_module
 
 BATCH = 64
 MODELS = ["mlp", "cnn"]
-LIBRARIES = ["numgrad", "torch"]
 
 
 def _build(lib, model):
@@ -29,9 +23,7 @@ def _build(lib, model):
 
 def make_step(library: str, model: str):
     """A function running one training step of ``model`` in ``library`` on fixed random data."""
-    if library == "torch" and torch is None:
-        raise NotImplementedError("torch is not installed")
-    lib = numgrad if library == "numgrad" else torch
+    lib = library_module(library)
     lib.manual_seed(0)
     net, shape = _build(lib, model)
     rng = np.random.default_rng(0)
@@ -49,31 +41,12 @@ def make_step(library: str, model: str):
     return step
 
 
-class Training:
+class Training(StepCase):
     """One optimisation step (forward, loss, backward, SGD update)."""
 
     params = (LIBRARIES, MODELS)
     param_names = ["library", "model"]
-
-    def setup(self, library, model):
-        self.step = make_step(library, model)
-        self.step()  # compile kernels outside the timed runs
+    make_step = staticmethod(make_step)
 
     def time_step(self, library, model):
         self.step()
-
-
-def _best(step, repeats=5, number=10):
-    import timeit
-    step()
-    return min(timeit.repeat(step, repeat=repeats, number=number)) / number
-
-
-if __name__ == "__main__":
-    for model in MODELS:
-        ours = _best(make_step("numgrad", model))
-        line = f"{model}: numgrad {ours * 1e3:.2f} ms/step"
-        if torch is not None:
-            theirs = _best(make_step("torch", model))
-            line += f", torch {theirs * 1e3:.2f} ms/step, ratio {ours / theirs:.2f}"
-        print(line)

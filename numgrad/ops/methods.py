@@ -16,6 +16,7 @@ from . import statistics as S
 from . import views as V, slice_views as SV
 from . import copying as C
 from . import splitting as SP
+from .numpy_names import accepts_numpy_names
 from .registry import OPS, backend, can_cast, run_elementwise, run_in_place, torch_type_name
 from ..autograd import tape as _tape
 from ..autograd.inplace import check_inplace as _autograd_check_inplace
@@ -71,6 +72,8 @@ INPLACE = ["add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder
 
 
 def _method(fn):
+    fn = accepts_numpy_names(fn)
+
     def method(self, *args, **kwargs):
         return fn(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = fn.__name__
@@ -183,7 +186,7 @@ def _check_inplace(self, result):
 
 for _name, _fn in METHODS.items():
     # A plain function is already a method; only other callables need the wrapper.
-    setattr(Tensor, _name, _fn if isinstance(_fn, FunctionType) else _method(_fn))
+    setattr(Tensor, _name, accepts_numpy_names(_fn) if isinstance(_fn, FunctionType) else _method(_fn))
 for _name in INPLACE:
     setattr(Tensor, _name + "_", (_direct_inplace if _name in ("add", "sub", "mul", "div") else
                                   _result_inplace if _reads_result_only(_name) else _inplace)(METHODS[_name], _name))

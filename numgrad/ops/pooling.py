@@ -3,12 +3,17 @@ the windows chosen so that any input size pools to the requested output size.
 
 Declared as kernel ops (see ``kernel_ops.py``): the forward and its adjoint each have a CPU
 kernel in ``backends/cpu/pool.py`` and run on host copies for CUDA tensors. Both are linear, so
-each one's derivative is the other.
+each one's derivative is the other. Global pooling to (1, 1) is the mean PyTorch takes, computed by
+a kernel of its own that sums each plane in PyTorch's order.
 """
 from __future__ import annotations
 
+from .. import dtypes
+from ..autograd import tape
+from ..devices import CPU
 from .kernel_ops import HOST, Call, apply, kernel_op
 from .registry import torch_type_name
+from .statistics import _mean_op
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d"]
 
@@ -49,6 +54,32 @@ _spread = kernel_op(
     jvp=(lambda t, ans, g, input_size: apply(_spread, (t,), {"input_size": input_size}),))
 
 
+def _prepare_global(input):
+    return Call(tuple(input.shape[:-2]) + (1, 1), input.dtype)
+
+
+_global = kernel_op("global_avg_pool2d", 1, prepare=_prepare_global,
+                    kernels={"cpu": "cpu.pool.global_avg_pool2d", "cuda": HOST})
+
+
+def _sums_in_torch_order(plane: int, itemsize: int) -> bool:
+    """Whether the global pooling kernel sums planes of ``plane`` elements in PyTorch's order: at
+    least a vector (32 bytes), fewer than 16 blocks of 4 vectors."""
+    width = 32 // itemsize
+    return width <= plane and plane // width // 4 < 16
+
+
+def _global_mean(input):
+    """The mean of each (H, W) plane, by one vectorized kernel, recorded as the mean it is."""
+    if input._storage.device is not CPU or input.dtype not in (dtypes.float32, dtypes.float64) \
+            or input.ndim < 3 or 0 in input.shape or not input.is_contiguous() \
+            or not _sums_in_torch_order(input.shape[-1] * input.shape[-2], input.dtype.itemsize):
+        return input.mean((-1, -2), keepdim=True)
+    out = apply(_global, (tape.plain(input),), {})
+    params = {"dims": (input.ndim - 2, input.ndim - 1), "keepdim": True, "dtype": None}
+    return tape.record_result(_mean_op, (input,), out, params, "dim")
+
+
 def _pair(output_size, input):
     """``output_size`` as two ints, None standing for the input's own size."""
     if isinstance(output_size, int):
@@ -71,8 +102,14 @@ def adaptive_avg_pool2d(input, output_size):
     size = _pair(output_size, input)
     if size == (1, 1):
         # A global average: PyTorch takes the mean (its node is MeanBackward1).
-        return input.mean((-1, -2), keepdim=True)
+        return _global_mean(input)
     return apply(_pool, (input,), {"output_size": size})
+
+
+def adaptive_avg_pool2d_backward(grad, input_size):
+    """The adjoint of :func:`adaptive_avg_pool2d`: each cell of ``grad`` (..., OH, OW) shared
+    evenly over its window of a (..., H, W) tensor, ``input_size`` = (H, W)."""
+    return apply(_spread, (grad,), {"input_size": tuple(input_size)})
 
 
 def adaptive_avg_pool1d(input, output_size):

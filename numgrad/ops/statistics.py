@@ -36,8 +36,8 @@ def _floating(name, x, dtype=None):
     d = dtypes.as_dtype(dtype) if dtype is not None else x.dtype
     if not d.is_floating_point:
         raise RuntimeError(
-            f"{name}(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {torch_type_name(d)}")
+            f"{name}(): could not infer output dtype. {'Input' if dtype is None else 'Optional'} dtype must be "
+            f"either a floating point or complex dtype. Got: {torch_type_name(d)}")
     return d
 
 

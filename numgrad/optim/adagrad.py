@@ -2,18 +2,18 @@
 from __future__ import annotations
 
 from ..creation import full_like
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _advance, _check_flags, _scalar_tensor
 
 __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
-    """Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, *, maximize=False)
+    """Adagrad(params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None)
 
     ``s += g * g`` and ``p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps)``."""
 
-    def __init__(self, params, lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0,
-                 eps=1e-10, *, maximize=False):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if lr_decay < 0.0:
@@ -24,20 +24,22 @@ class Adagrad(Optimizer):
             raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
         if eps < 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-                                      initial_accumulator_value=initial_accumulator_value, eps=eps,
-                                      maximize=maximize))
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        _check_flags(defaults)
         # PyTorch creates the accumulators eagerly, so they appear in state_dict before any step.
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p]["step"] = 0
+                self.state[p]["step"] = _scalar_tensor(0.0)
                 self.state[p]["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _update(self, group, param, grad, state):
-        state["step"] += 1
+        step = _advance(state)
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
-        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         state["sum"].addcmul_(grad, grad, value=1)
         std = state["sum"].sqrt().add_(group["eps"])
         param.addcdiv_(grad, std, value=-clr)

@@ -1,15 +1,18 @@
 """Optimizer: parameter groups, per-parameter state, zero_grad and state dicts.
 
 Subclasses implement ``_update(group, param, grad, state)``, the update of one parameter,
-written as in-place numgrad ops; ``step`` runs it for every parameter with a gradient under
-``no_grad``.
+written as in-place numgrad ops in the order PyTorch's single-tensor implementation uses;
+``step`` runs it for every parameter with a gradient under ``no_grad`` (with grad mode on
+when the optimizer is ``differentiable``).
 """
 from __future__ import annotations
 
 import copy
 from collections import defaultdict
 
-from ..autograd.grad_mode import no_grad
+from .. import dtypes
+from ..autograd.grad_mode import enable_grad, set_grad_enabled
+from ..creation import tensor
 from ..tensor import Tensor
 
 __all__ = ["Optimizer"]
@@ -98,10 +101,9 @@ class Optimizer:
         """Performs one optimization step; ``closure`` re-evaluates the model and returns the loss."""
         loss = None
         if closure is not None:
-            from ..autograd.grad_mode import enable_grad
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
             for group in self.param_groups:
                 for p in group["params"]:
                     if p.grad is None:
@@ -163,6 +165,36 @@ class Optimizer:
             sg["params"] = g["params"]
             new_groups.append(sg)
         self.param_groups = new_groups
+
+
+def _scalar_tensor(value: float) -> Tensor:
+    """A 0-d state tensor (``step``, ``mu``, ``eta``...) in PyTorch's scalar dtype: float64
+    under a float64 default dtype, float32 otherwise."""
+    dtype = dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
+    return tensor(float(value), dtype=dtype)
+
+
+def _advance(state: dict) -> float:
+    """Adds one to ``state['step']`` and returns it as a Python float, as PyTorch reads it."""
+    state["step"] += 1
+    return state["step"].item()
+
+
+def _check_flags(defaults: dict) -> None:
+    """The combinations of ``foreach``/``fused``/``differentiable`` that PyTorch refuses.
+
+    ``foreach`` and ``fused`` pick PyTorch's kernels; numgrad computes the same update either way."""
+    if defaults.get("fused"):
+        if defaults.get("differentiable"):
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if defaults.get("foreach"):
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _check_range(name: str, value) -> None:
+    """PyTorch's check of a non-negative option."""
+    if not 0.0 <= value:
+        raise ValueError(f"Invalid {name}: {value}")
 
 
 def _cast_like(param, name: str, value):

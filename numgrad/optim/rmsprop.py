@@ -2,19 +2,19 @@
 from __future__ import annotations
 
 from ..creation import zeros_like
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _advance, _check_flags, _scalar_tensor
 
 __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
-    """RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *, maximize=False)
+    """RMSprop(params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, capturable=False, foreach=None, maximize=False, differentiable=False)
 
     ``v = alpha * v + (1 - alpha) * g * g``; the step divides ``g`` by ``sqrt(v) + eps`` (with
     ``v - mean(g)**2`` under the root when ``centered``)."""
 
-    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False,
-                 *, maximize=False):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
+                 capturable=False, foreach=None, maximize=False, differentiable=False):
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if eps < 0.0:
@@ -25,19 +25,22 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if alpha < 0.0:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
-                                      momentum=momentum, centered=centered, maximize=maximize))
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+        _check_flags(defaults)
 
     def _update(self, group, param, grad, state):
         alpha, wd, momentum = group["alpha"], group["weight_decay"], group["momentum"]
         if not state:
-            state["step"] = 0
+            state["step"] = _scalar_tensor(0.0)
             state["square_avg"] = zeros_like(param)
             if momentum > 0:
                 state["momentum_buffer"] = zeros_like(param)
             if group["centered"]:
                 state["grad_avg"] = zeros_like(param)
-        state["step"] += 1
+        _advance(state)
         if wd != 0:
             grad = grad.add(param, alpha=wd)
         square_avg = state["square_avg"]

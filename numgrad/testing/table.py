@@ -1,5 +1,6 @@
 """The op table: every family's rows in one list, and the lookup by row id."""
-from .rows import activations, composites, elementwise, linalg, movement, nn, reductions, special
+from .rows import activations, attention, composites, conv, elementwise, linalg, losses, movement, nn
+from .rows import normalization, recurrent, reductions, sampling, special
 
 # Tests are parametrized over the rows in this order: a new row goes at the end of its family's
 # list, and a new family at the end of the table.
@@ -14,6 +15,12 @@ OP_DB: list = [
     *special.ROWS,
     *composites.ROWS,
     *nn.ROWS,
+    *conv.ROWS,
+    *sampling.ROWS,
+    *normalization.ROWS,
+    *losses.ROWS,
+    *recurrent.ROWS,
+    *attention.ROWS,
 ]
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit, prange
+import numpy as np
+from numba import njit, prange, uint64
 
 from .parallel import parallel_njit, use_parallel
 
@@ -81,6 +82,47 @@ def _spread_planes(g, out):
 def _spread_planes_par(g, out):
     for p in prange(g.shape[0]):
         _spread_plane(g, out, p)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _plane_means(x, out, n):
+    """out[p] = the mean of the p-th run of ``n`` elements of flat ``x``, summed in PyTorch's
+    order for a short contiguous run (a vector of 32 bytes <= n, fewer than 16 blocks of 4
+    vectors): 4 vectors of lanes over the blocks, the leftover vectors into the first vector's
+    lanes, the 4 streams folded, then the leftover elements and the lanes one by one."""
+    # The vector width comes from the dtype, so that the lane loops have constant trip counts;
+    # unsigned indices spare Numba's wraparound checks.
+    width = 32 // x.itemsize
+    vectors = n // width
+    blocks = vectors // 4
+    acc = np.zeros(4 * width, x.dtype)
+    for p in range(out.shape[0]):
+        base = p * n
+        for lane in range(4 * width):
+            acc[lane] = 0
+        for r in range(blocks):
+            q = base + r * 4 * width
+            for lane in range(4 * width):
+                acc[lane] += x[uint64(q + lane)]
+        for v in range(4 * blocks, vectors):
+            q = base + v * width
+            for lane in range(width):
+                acc[lane] += x[uint64(q + lane)]
+        for k in range(1, 4):
+            for lane in range(width):
+                acc[lane] += acc[k * width + lane]
+        total = x.dtype.type(0)
+        for i in range(vectors * width, n):
+            total += x[uint64(base + i)]
+        for lane in range(width):
+            total += acc[lane]
+        out[p] = total / x.dtype.type(n)
+
+
+def global_avg_pool2d(out, x):
+    """``out`` (..., 1, 1) = the mean of each (H, W) plane of ``x`` (..., H, W), rounded as
+    PyTorch's mean rounds it (for the planes :func:`_plane_means` names)."""
+    _plane_means(x.reshape(-1), out.reshape(-1), x.shape[-1] * x.shape[-2])
 
 
 def _planes(a):

@@ -2,22 +2,25 @@
 softmax and log_softmax are fused ops."""
 from __future__ import annotations
 
+import warnings
+
 from ... import dtypes
 from ...autograd import tape as _tape
 from ...ops import functional_elementwise as _E
 from ...ops.functional_elementwise import check_floating, sigmoid, tanh, where
 from ...ops.nn import log_softmax as _log_softmax, softmax as _softmax
-from ...creation import full_like as _full_like
+from ...creation import empty as _empty, full_like as _full_like, zeros as _zeros
 from ...ops.elementwise.activations import _SELU_ALPHA, _SELU_SCALE
 from ...ops.movement import cat as _cat
 from ...ops.registry import OPS, primitive, run_elementwise, run_in_place, torch_type_name
-from ...random import uniform_ as _uniform_
+from ...random import exponential_ as _exponential_, uniform_ as _uniform_
 from ...shapes import normalize_dim
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu", "sigmoid", "tanh", "softmax",
            "log_softmax", "softmin", "softplus", "silu", "elu", "elu_", "hardtanh", "hardtanh_", "logsigmoid",
            "selu", "selu_", "celu", "celu_", "mish", "hardswish", "hardsigmoid", "softsign", "softshrink",
-           "hardshrink", "tanhshrink", "threshold", "threshold_", "glu", "prelu", "rrelu", "rrelu_"]
+           "hardshrink", "tanhshrink", "threshold", "threshold_", "glu", "prelu", "rrelu", "rrelu_",
+           "gumbel_softmax"]
 
 _GELU, _GELU_TANH, _SILU, _LOG_SIGMOID = OPS["gelu"], OPS["gelu_tanh"], OPS["silu"], OPS["log_sigmoid"]
 _LEAKY_RELU, _ELU, _SOFTPLUS, _HARDTANH = OPS["leaky_relu"], OPS["elu"], OPS["softplus"], OPS["hardtanh"]
@@ -394,3 +397,20 @@ def _rrelu_slopes(input, lower: float, upper: float):
 def rrelu_(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False):
     """rrelu_(input, lower=1/8, upper=1/3, training=False) -> Tensor: in-place :func:`rrelu`."""
     return rrelu(input, lower, upper, training, True)
+
+
+def gumbel_softmax(logits, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1):
+    """gumbel_softmax(logits, tau=1, hard=False, dim=-1) -> Tensor
+
+    softmax((logits + g) / tau) along ``dim`` with Gumbel(0, 1) noise g drawn from numgrad's
+    generator; ``hard`` returns one-hot samples whose gradient is the soft sample's (straight through)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    # Drawn in the logical order of a fresh contiguous tensor, as PyTorch draws them.
+    noise = _exponential_(_empty(logits.shape, dtype=logits.dtype, device=logits.device))
+    y_soft = _softmax((logits - noise.log()) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = _zeros(logits.shape, dtype=logits.dtype, device=logits.device).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -1,4 +1,5 @@
-"""Linear maps, embeddings and tensor utilities: linear, embedding, one_hot, the dropout family."""
+"""Linear maps, embeddings and tensor utilities: linear, embedding, embedding_bag, one_hot, the dropout
+family."""
 from __future__ import annotations
 
 import math
@@ -6,12 +7,14 @@ import warnings
 
 from ... import dtypes
 from ...autograd import tape
+from ...creation import arange as _arange
 from ...ops import functional_elementwise as _E
+from ...ops.embedding_bag import embedding_bag_op as _embedding_bag_op
 from ...ops.linalg import addmm as _addmm, check_addmm_dtypes as _check_addmm_dtypes
 from ...ops.registry import primitive
 
-__all__ = ["linear", "bilinear", "embedding", "one_hot", "dropout", "alpha_dropout", "feature_alpha_dropout",
-           "dropout1d", "dropout2d", "dropout3d", "normalize"]
+__all__ = ["linear", "bilinear", "embedding", "embedding_bag", "one_hot", "dropout", "alpha_dropout",
+           "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "normalize"]
 
 
 def linear(input, weight, bias=None):
@@ -77,10 +80,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
     it was picked."""
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
-    if input.dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar "
-                           f"types: Long, Int; but got {input.type()} instead (while checking arguments for "
-                           "embedding)")
+    _check_index_dtype(input, 1, "indices", "embedding")
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
     if padding_idx is not None:
@@ -93,6 +93,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float =
                                                           "scale_grad_by_freq": scale_grad_by_freq})
 
 
+def _check_index_dtype(t, position: int, name: str, op: str):
+    """PyTorch's error for an index tensor that is neither int64 nor int32."""
+    if t.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"Expected tensor for argument #{position} '{name}' to have one of the following scalar "
+                           f"types: Long, Int; but got {t.type()} instead (while checking arguments for {op})")
+
+
 def _renorm_rows(weight, input, max_norm, norm_type):
     from ...autograd.grad_mode import no_grad
     from ...ops.gather import index_select
@@ -102,6 +109,65 @@ def _renorm_rows(weight, input, max_norm, norm_type):
         norms = (rows.abs() ** norm_type).sum(-1, keepdim=True) ** (1.0 / norm_type)
         scale = _E.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         weight.index_copy_(0, idx, rows * scale)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type: float = 2, scale_grad_by_freq: bool = False,
+                  mode: str = "mean", sparse: bool = False, per_sample_weights=None, include_last_offset: bool = False,
+                  padding_idx=None):
+    """embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode='mean', sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None)
+
+    Sums, averages or takes the maximum of bags of rows of ``weight``, without building the
+    intermediate embeddings: a 2-D ``input`` holds one bag per row, a 1-D one is cut into bags
+    starting at ``offsets``. ``per_sample_weights`` scales each row in ``mode='sum'``, and
+    entries equal to ``padding_idx`` are left out of their bag."""
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({_size(per_sample_weights)}) is not None, then it "
+                         f"must have the same shape as the input ({_size(input)})")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        if input.shape[1] == 0:
+            raise RuntimeError("step must be nonzero")
+        offsets = _arange(0, input.numel(), input.shape[1], dtype=input.dtype, device=input.device)
+        include_last_offset = False
+        input = input.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    elif mode not in ("sum", "mean"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    _check_index_dtype(input, 1, "indices", "embedding_bag")
+    _check_index_dtype(offsets, 2, "offsets", "embedding_bag")
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    if padding_idx is not None:
+        n = weight.shape[0]
+        if not -n <= padding_idx < n:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, -{n} through {n - 1}, but "
+                               f"got {padding_idx}")
+        padding_idx %= n
+    return _embedding_bag_op(weight, input, offsets, per_sample_weights, mode, padding_idx, scale_grad_by_freq,
+                             include_last_offset)
+
+
+def _size(t):
+    return f"torch.Size({list(t.shape)})"
 
 
 def one_hot(tensor, num_classes: int = -1):

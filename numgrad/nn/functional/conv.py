@@ -6,13 +6,16 @@ whose rules are written with the two primitives and matmul.
 """
 from __future__ import annotations
 
+import math
+
 from ... import dtypes
 from ...autograd import tape
 from ...autograd.grad_mode import is_grad_enabled
 from ...ops.nn import Geometry, col2im, im2col, max_pool2d as _max_pool
 from ...ops.registry import primitive, torch_type_name
+from ...ops.windows3d import Geometry3, col2vol, vol2col
 
-__all__ = ["conv1d", "conv2d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
+__all__ = ["conv1d", "conv2d", "conv3d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
 
 
 def _pair(v, name: str = "kernel_size"):
@@ -96,13 +99,7 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
                            f"weight of size {list(weight.shape)}")
     w4 = wp.unsqueeze(2) if one_d else wp
     O, Cg, kh, kw = w4.shape
-    C = x.shape[1]
-    if C != Cg * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
-                           f"input{list(x.shape)} to have {Cg * groups} channels, but got {C} channels instead")
-    if O % groups:
-        raise RuntimeError("out_channels must be divisible by groups")
-    _check_dtypes(x, weight, bias)
+    _check_conv(x, weight, bias, groups)
     if isinstance(padding, str):
         padding = _string_padding(padding, (kh, kw), stride, dilation)
         if padding.__class__ is tuple and len(padding) == 4:
@@ -111,8 +108,15 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
             x, padding = pad(x, padding[:2] if one_d else padding), 0
     x4 = tape.plain(x).unsqueeze(2) if one_d else tape.plain(x)
     geom = _geometry(x4, (kh, kw), stride, _pair(padding, "padding"), dilation)
-    cols = _windows(x4, geom, groups)
-    out = _correlate(cols, w4, geom, groups)
+    return _run_conv(x, weight, bias, geom, groups, one_d)
+
+
+def _run_conv(x, weight, bias, geom, groups, one_d):
+    """The convolution of ``x`` in ``geom`` (2-D or 3-D windows) as one recorded node."""
+    w = _as4(tape.plain(weight), one_d)
+    O = w.shape[0]
+    cols = _windows(_as4(tape.plain(x), one_d), geom, groups)
+    out = _correlate(cols, w, geom, groups)
     if bias is not None:
         out = out + tape.plain(bias).reshape(O, 1)
     out = out.reshape(_out_shape(geom, O, one_d))
@@ -120,6 +124,87 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
     params = {"geom": geom, "groups": groups, "one_d": one_d,
               "cols": [cols] if weight._requires_grad and is_grad_enabled() else []}
     return tape.record_result(_conv, (x, weight, 0.0 if bias is None else bias), out, params)
+
+
+def _check_conv(x, weight, bias, groups):
+    O, Cg, C = weight.shape[0], weight.shape[1], x.shape[1]
+    if C != Cg * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                           f"input{list(x.shape)} to have {Cg * groups} channels, but got {C} channels instead")
+    if O % groups:
+        raise RuntimeError("out_channels must be divisible by groups")
+    _check_dtypes(x, weight, bias)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
+    """conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
+
+    3-D cross-correlation of (N, C, D, H, W) ``input`` with (O, C/groups, kd, kh, kw) ``weight``;
+    ``padding`` may be an int, a triple, 'valid' or 'same'."""
+    x, unbatched = _batched(input, 5, "conv3d")
+    _require_float(x, "slow_conv3d_cpu")
+    if weight.ndim != 5:
+        raise RuntimeError(f"Expected 5-dimensional weight for conv3d, but got weight of size "
+                           f"{list(weight.shape)}")
+    _check_conv(x, weight, bias, groups)
+    kernel = tuple(weight.shape[2:])
+    stride, dilation = _triple(stride, "stride"), _triple(dilation, "dilation")
+    if isinstance(padding, str):
+        x, padding = _same_padded(x, padding, kernel, stride, dilation)
+    geom = _geometry3(x, kernel, stride, _triple(padding, "padding"), dilation)
+    out = _run_conv(x, weight, bias, geom, groups, False)
+    return out.squeeze(0) if unbatched else out
+
+
+def _triple(v, name: str = "kernel_size"):
+    if isinstance(v, (tuple, list)):
+        if len(v) == 1:
+            return (int(v[0]),) * 3
+        if len(v) != 3:
+            raise RuntimeError(f"{name} must either be a single int, or a tuple of three ints")
+        return tuple(int(e) for e in v)
+    return (int(v),) * 3
+
+
+def _same_padded(x, padding, kernel, stride, dilation):
+    """(input, padding) for a 'valid' or 'same' padding of a 3-D convolution; an odd total pads
+    the input itself, the extra element after, as PyTorch does."""
+    if padding == "valid":
+        return x, 0
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    total = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    if all(t % 2 == 0 for t in total):
+        return x, tuple(t // 2 for t in total)
+    from .padding import pad
+    amounts = []
+    for t in reversed(total):
+        amounts += [t // 2, t - t // 2]
+    return pad(x, amounts), 0
+
+
+def _geometry3(x, kernel, stride, padding, dilation, ceil_mode=False):
+    N, C, D, H, W = x.shape
+    if min(stride) <= 0:
+        raise RuntimeError("stride should be greater than zero")
+    if min(dilation) <= 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
+    out = tuple(_out_size(n, k, s, p, d, ceil_mode)
+                for n, k, s, p, d in zip((D, H, W), kernel, stride, padding, dilation))
+    if min(out) <= 0:
+        raise RuntimeError(f"Given input size: ({C}x{D}x{H}x{W}). Calculated output size: "
+                           f"({C}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
+    return Geometry3(N, C, D, H, W, *kernel, *stride, *padding, *dilation, *out)
+
+
+def _require_float(x, name: str):
+    """Only floating inputs: PyTorch's kernels for these have no integer forms worth matching."""
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{torch_type_name(x.dtype)}'")
 
 
 def _check_dtypes(x, weight, bias):
@@ -136,22 +221,57 @@ def _windows(x4, geom, groups):
     """im2col of each group's channels of (N, C, H, W) ``x4``."""
     Cg = geom.C // groups
     if groups == 1:
-        return [im2col(x4, geom)]
+        return [_im2col(x4, geom)]
     g = geom._replace(C=Cg)
-    return [im2col(x4[:, k * Cg:(k + 1) * Cg], g) for k in range(groups)]
+    return [_im2col(x4[:, k * Cg:(k + 1) * Cg], g) for k in range(groups)]
+
+
+def _im2col(x, geom):
+    return vol2col(x, geom) if isinstance(geom, Geometry3) else im2col(x, geom)
+
+
+def _col2im(cols, geom):
+    return col2vol(cols, geom) if isinstance(geom, Geometry3) else col2im(cols, geom)
+
+
+def _grid(geom):
+    """The window grid's sizes: (oh, ow) or (od, oh, ow)."""
+    return (geom.od, geom.oh, geom.ow) if isinstance(geom, Geometry3) else (geom.oh, geom.ow)
 
 
 def _correlate(cols, w4, geom, groups):
     """Each group's (O/groups, C/groups*kh*kw) weight times its (N, C/groups*kh*kw, L) windows:
     a product per sample, landing in (N, O, L) order directly."""
     if groups == 1:
-        return w4.reshape(w4.shape[0], -1).matmul(cols[0])
+        return _per_sample(w4.reshape(w4.shape[0], -1), cols[0])
     Og = w4.shape[0] // groups
-    return _cat([w4[k * Og:(k + 1) * Og].reshape(Og, -1).matmul(c) for k, c in enumerate(cols)], 1)
+    return _cat([_per_sample(w4[k * Og:(k + 1) * Og].reshape(Og, -1), c) for k, c in enumerate(cols)], 1)
+
+
+# Below this many windows per sample, one gemm over the whole batch beats a gemm per sample,
+# even after the copies that bring the batch next to the windows.
+_WIDE_BELOW = 256
+
+
+def _per_sample(a, b):
+    """(N, M, L): matrix ``a`` (M, K) times each sample's (K, L) of ``b``."""
+    N, K, L = b.shape
+    if N == 1 or L >= _WIDE_BELOW:
+        return a.matmul(b)
+    wide = a.matmul(b.transpose(0, 1).reshape(K, N * L))
+    return wide.reshape(a.shape[0], N, L).transpose(0, 1)
+
+
+def _batch_summed(a, b):
+    """(M, K): the sum over samples of ``a`` (N, M, L) times ``b`` (N, K, L) transposed."""
+    N, M, L = a.shape
+    if N == 1:
+        return a[0].matmul(b[0].t())
+    return a.transpose(0, 1).reshape(M, N * L).matmul(b.transpose(0, 1).reshape(b.shape[1], N * L).t())
 
 
 def _out_shape(geom, O, one_d):
-    return (geom.N, O, geom.ow) if one_d else (geom.N, O, geom.oh, geom.ow)
+    return (geom.N, O, geom.ow) if one_d else (geom.N, O) + _grid(geom)
 
 
 def _as4(t, one_d):
@@ -171,11 +291,11 @@ def _conv_input_grad(g, x_shape, w, geom, groups, one_d):
     cotangent to window columns, which col2im sums back into place."""
     w4 = _as4(w, one_d)
     O = w4.shape[0]
-    Og, gm = O // groups, g.reshape(geom.N, O, geom.oh * geom.ow)
+    Og, gm = O // groups, g.reshape(geom.N, O, math.prod(_grid(geom)))
     if groups == 1:
-        return col2im(w4.reshape(O, -1).t().matmul(gm), geom).reshape(x_shape)
+        return _col2im(_per_sample(w4.reshape(O, -1).t(), gm), geom).reshape(x_shape)
     gg = geom._replace(C=geom.C // groups)
-    parts = [col2im(w4[k * Og:(k + 1) * Og].reshape(Og, -1).t().matmul(gm[:, k * Og:(k + 1) * Og]), gg)
+    parts = [_col2im(_per_sample(w4[k * Og:(k + 1) * Og].reshape(Og, -1).t(), gm[:, k * Og:(k + 1) * Og]), gg)
              for k in range(groups)]
     return _cat(parts, 1).reshape(x_shape)
 
@@ -189,11 +309,16 @@ def _conv_weight_grad(g, x, w_shape, geom, groups, one_d, cols):
     else:
         cols.clear()
         windows = _windows(_as4(x, one_d), geom, groups)
+    return _weight_from_windows(g, windows, w_shape, geom, groups)
+
+
+def _weight_from_windows(g, windows, w_shape, geom, groups):
+    """The sum over samples of each group's cotangent times its windows, transposed."""
     O = w_shape[0]
-    Og, gm = O // groups, g.reshape(geom.N, O, geom.oh * geom.ow)
+    Og, gm = O // groups, g.reshape(geom.N, O, math.prod(_grid(geom)))
     if groups == 1:
-        return gm.matmul(windows[0].transpose(1, 2)).sum(0).reshape(w_shape)
-    parts = [gm[:, k * Og:(k + 1) * Og].matmul(c.transpose(1, 2)).sum(0) for k, c in enumerate(windows)]
+        return _batch_summed(gm, windows[0]).reshape(w_shape)
+    parts = [_batch_summed(gm[:, k * Og:(k + 1) * Og], c) for k, c in enumerate(windows)]
     return _cat(parts, 0).reshape(w_shape)
 
 
@@ -202,10 +327,10 @@ _conv = primitive(
     vjp=(lambda g, ans, x, w, b, geom, groups, one_d, cols: _conv_input_grad(g, x.shape, w, geom, groups, one_d),
          lambda g, ans, x, w, b, geom, groups, one_d, cols: _conv_weight_grad(
              g, x, w.shape, geom, groups, one_d, cols),
-         lambda g, ans, x, w, b, geom, groups, one_d, cols: g.sum((0, 2) if one_d else (0, 2, 3))),
+         lambda g, ans, x, w, b, geom, groups, one_d, cols: g.sum((0,) + tuple(range(2, g.ndim)))),
     jvp=(lambda t, ans, x, w, b, geom, groups, one_d, cols: _conv_again(t, w, geom, groups, one_d),
          lambda t, ans, x, w, b, geom, groups, one_d, cols: _conv_again(x, t, geom, groups, one_d),
-         lambda t, ans, x, w, b, geom, groups, one_d, cols: t.reshape((-1, 1) if one_d else (-1, 1, 1))))
+         lambda t, ans, x, w, b, geom, groups, one_d, cols: t.reshape((-1,) + (1,) * (ans.ndim - 2))))
 
 
 def _cat(tensors, dim):
@@ -232,9 +357,11 @@ def _string_padding(padding, kernel, stride, dilation):
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """unfold(input, kernel_size, dilation=1, padding=0, stride=1) -> Tensor
 
-    Sliding local blocks of (N, C, H, W) ``input`` as columns: (N, C*kh*kw, L)."""
+    Sliding local blocks of (N, C, H, W) or (C, H, W) ``input`` as columns: (N, C*kh*kw, L)."""
+    if input.ndim == 3:
+        return unfold(input.unsqueeze(0), kernel_size, dilation, padding, stride).squeeze(0)
     if input.ndim != 4:
-        raise NotImplementedError(f"Input Error: Only 4D input Tensors are supported (got {input.ndim}D)")
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
     kernel, stride, padding, dilation = (_pair(kernel_size), _pair(stride, "stride"), _pair(padding, "padding"),
                                          _pair(dilation, "dilation"))
     _check_window(kernel, stride, padding, dilation)
@@ -253,7 +380,10 @@ def _check_window(kernel, stride, padding, dilation):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor
 
-    The adjoint of :func:`unfold`: sums (N, C*kh*kw, L) blocks into an (N, C, H, W) tensor."""
+    The adjoint of :func:`unfold`: sums (N, C*kh*kw, L) or (C*kh*kw, L) blocks into an
+    (N, C, H, W) or (C, H, W) tensor."""
+    if input.ndim == 2:
+        return fold(input.unsqueeze(0), output_size, kernel_size, dilation, padding, stride).squeeze(0)
     if input.ndim != 3:
         raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are "
                                   f"supported (got {input.ndim}D)")

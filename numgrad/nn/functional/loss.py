@@ -2,6 +2,7 @@
 the pointwise losses record one node each, with their rules next to them."""
 from __future__ import annotations
 
+import math
 import warnings
 
 from ... import dtypes
@@ -12,7 +13,8 @@ from ...ops.nn import class_nll, log_softmax as _log_softmax
 from .activation import logsigmoid as _logsigmoid
 
 __all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
+           "gaussian_nll_loss", "soft_margin_loss", "multilabel_soft_margin_loss"]
 
 
 def _reduce(loss, reduction: str):
@@ -23,6 +25,19 @@ def _reduce(loss, reduction: str):
     if reduction == "none":
         return loss
     raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    """The reduction named by the deprecated ``size_average`` and ``reduce`` flags when either
+    is given (with PyTorch's deprecation warning), else ``reduction``."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    resolved = ("mean" if size_average else "sum") if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{resolved}' instead.",
+                  stacklevel=3)
+    return resolved
 
 
 def _check_reduction(reduction: str):
@@ -58,6 +73,7 @@ _mse_loss = primitive("mse_loss", 2, backward_name="MseLossBackward0",
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
     """mse_loss(input, target, reduction='mean') -> Tensor: (input - target)**2, reduced."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_sizes(input, target)
     require_floating("mse_cpu", dtypes.result_type(input, target))
@@ -76,6 +92,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
     """l1_loss(input, target, reduction='mean') -> Tensor: |input - target|, reduced."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_sizes(input, target)
     loss = _E.abs(input - target)
@@ -165,6 +182,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str
     """smooth_l1_loss(input, target, reduction='mean', beta=1.0) -> Tensor
 
     0.5 * d**2 / beta where |d| < beta, else |d| - beta / 2; plain L1 when beta is 0."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_sizes(input, target)
     require_floating("smooth_l1_cpu", dtypes.result_type(input, target))
@@ -240,6 +258,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
 
     -input[n, target[n]] * weight[target[n]] per sample; 'mean' divides by the total weight of
     the non-ignored targets."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     check_devices([input, target] if weight is None else [input, target, weight])
     _check_weights_constant("nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward", ("weight", weight))
@@ -269,6 +288,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
 
     Cross entropy between logits ``input`` (N, C, ...) and class indices or class
     probabilities ``target``; log_softmax is computed stably."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -336,6 +356,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
     -(t * log(x) + (1 - t) * log(1 - x)) for probabilities ``x``; each log is clamped at -100
     as in PyTorch, so x = 0 or 1 gives a finite loss."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
@@ -378,6 +399,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
     binary_cross_entropy(sigmoid(input), target) computed stably from the logits, with
     ``pos_weight`` scaling the positive term."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
@@ -385,3 +407,124 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     inputs = (input, target, 1.0 if weight is None else weight, 1.0 if pos_weight is None else pos_weight)
     # PyTorch forms the loss in place in a tensor made from the target: the target's dtype.
     return _cast_result(_run_loss(_bce_logits, inputs, _bce_logits_values, reduction), target.dtype)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False):
+    """kl_div(input, target, reduction='mean', log_target=False) -> Tensor
+
+    target * (log(target) - input) for log-probabilities ``input`` (``target`` given as
+    log-probabilities when ``log_target``); 'batchmean' divides the sum by the batch size."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if reduction != "batchmean":
+        _check_reduction(reduction)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _E.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        total = loss.sum()
+        return total / input.shape[0] if input.ndim else total
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False, size_average=None,
+                     eps: float = 1e-8, reduce=None, reduction: str = "mean"):
+    """poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduction='mean') -> Tensor
+
+    exp(input) - target * input for a log-rate ``input`` (input - target * log(input + eps)
+    for a rate); ``full`` adds Stirling's term where target > 1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + _E.where(target <= 1, 0, stirling)
+    return _reduce(loss, reduction)
+
+
+def _variance_like(input, var):
+    """``var`` shaped to broadcast against ``input``, checked as PyTorch's gaussian_nll_loss does."""
+    if isinstance(var, (int, float)):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        return var * input.new_ones(input.shape)
+    if not var.dtype.is_floating_point:
+        # PyTorch clamps a copy of var in place, at a float bound.
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(var.dtype)}")
+    if var.numel() and (var < 0).any().item():
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) == tuple(input.shape):
+        return var
+    if tuple(input.shape[:-1]) == tuple(var.shape):
+        return var.unsqueeze(-1)
+    # Homoscedastic along exactly one dim of size 1 in ``var``.
+    if input.ndim == var.ndim and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1:
+        return var
+    raise ValueError("var is of incorrect size")
+
+
+def gaussian_nll_loss(input, target, var, full: bool = False, eps: float = 1e-6, reduction: str = "mean"):
+    """gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean') -> Tensor
+
+    0.5 * (log(var) + (input - target)**2 / var) with var clamped below at ``eps``; ``full``
+    adds 0.5 * log(2 * pi). ``var`` matches input, lacks its last dim, or has one dim of size 1."""
+    var = _variance_like(input, var)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    plain = var.detach()
+    # The clamp moves the value only: the gradient passes to var unchanged, as in PyTorch.
+    var = plain.clamp_min(eps) + (var - plain)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def _soft_margin_d_input(x, y):
+    return -y * (-x * y).sigmoid()
+
+
+_soft_margin_loss = _pointwise_loss("soft_margin_loss", 2, _soft_margin_d_input,
+                                    lambda x, y: _soft_margin_d_input(y, x), "SoftMarginLossBackward0")
+
+
+def _soft_margin(x, y):
+    return (-x * y).exp().log1p()
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
+    """soft_margin_loss(input, target, reduction='mean') -> Tensor: log(1 + exp(-target * input)), reduced."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_type_name(input.dtype)}")
+    _check_weights_constant("soft_margin_loss", ("target", target))
+    return _run_loss(_soft_margin_loss, (input, target), _soft_margin, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction: str = "mean"):
+    """multilabel_soft_margin_loss(input, target, weight=None, reduction='mean') -> Tensor
+
+    Binary cross entropy of sigmoid(input) against 0/1 ``target``, averaged over the last (class) dim."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    require_floating("log_sigmoid_cpu", input.dtype)
+    loss = -(target * _logsigmoid(input) + (1 - target) * _logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)

@@ -1,14 +1,19 @@
-"""Normalization layers' math: layer_norm and batch_norm, one node each, as PyTorch's
-NativeLayerNormBackward0 and NativeBatchNormBackward0."""
+"""Normalization layers' math: layer_norm, batch_norm and group_norm, one node each, as PyTorch's
+NativeLayerNormBackward0, NativeBatchNormBackward0 and NativeGroupNormBackward0; instance_norm,
+rms_norm and local_response_norm composed of those and of elementwise ops, as PyTorch's are."""
 from __future__ import annotations
+
+import math
+import warnings
 
 from ... import dtypes
 from ...autograd import tape
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...ops import functional_elementwise as _E
 from ...ops.registry import OPS, primitive, require_floating, run_elementwise, torch_type_name
+from .padding import pad as _pad
 
-__all__ = ["layer_norm", "batch_norm"]
+__all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm", "local_response_norm"]
 
 
 def _normalize(x, dims, eps):
@@ -108,8 +113,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
     x, w, b = [tape.plain(v) for v in inputs]
     xhat, mean, _, rstd = _normalize(x, dims, eps)
-    return tape.record_result(_layer_norm, inputs, _affine(xhat, w, b),
+    return tape.record_result(_layer_norm, inputs, _like_input(_affine(xhat, w, b), input),
                               {"dims": dims, "eps": eps, "mean": mean, "rstd": rstd})
+
+
+def _like_input(out, input):
+    # float32 parameters of a float16 input: computed in float32, returned in float16 as PyTorch's.
+    return out if out.dtype is input.dtype else out.to(input.dtype)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
@@ -152,7 +162,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         out = _affine(x, scale, b - mean * scale)
     # The training rules share their per-channel sums; how many rules run is known now.
     sums = _ChannelSums(sum(getattr(v, "_requires_grad", False) for v in inputs)) if batch else None
-    return tape.record_result(_batch_norm, inputs, out, {"shape": shape, "dims": dims, "eps": eps, "batch": batch,
+    return tape.record_result(_batch_norm, inputs, _like_input(out, input), {"shape": shape, "dims": dims, "eps": eps, "batch": batch,
                                                          "mean": mean, "rstd": rstd, "sums": sums})
 
 
@@ -232,3 +242,148 @@ _batch_norm = primitive(
          lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd, sums: (
             t.reshape(shape) * _stats(x, dims, eps, batch, mean, rstd)[0]),
          lambda t, ans, x, w, b, shape, dims, eps, batch, mean, rstd, sums: t.reshape(shape)))
+
+
+def _grouped(x, groups):
+    """(N, groups, C // groups * spatial) view of (N, C, *spatial) ``x``."""
+    return x.reshape(x.shape[0], groups, math.prod(x.shape[1:]) // groups)
+
+
+def _gn_xhat(x, groups, eps, mean, rstd):
+    return _stats(_grouped(x, groups), (2,), eps, True, mean, rstd)[0].reshape(x.shape)
+
+
+def _gn_input(v, x, w, shape, groups, eps, mean, rstd, *, tangent):
+    xhat, rstd = _stats(_grouped(x, groups), (2,), eps, True, mean, rstd)
+    if not tangent and w.__class__ is not float:
+        v = v * w.reshape(shape)
+    d = _normalized_tangent(_grouped(v, groups), xhat, rstd, (2,)).reshape(x.shape)
+    return d * w.reshape(shape) if tangent and w.__class__ is not float else d
+
+
+_group_norm = primitive(
+    "native_group_norm", 3, backward_name="NativeGroupNormBackward0",
+    vjp=(lambda g, ans, x, w, b, shape, dims, groups, eps, mean, rstd: _gn_input(
+            g, x, w, shape, groups, eps, mean, rstd, tangent=False),
+         lambda g, ans, x, w, b, shape, dims, groups, eps, mean, rstd: (
+            g * _gn_xhat(x, groups, eps, mean, rstd)).sum(dims),
+         lambda g, ans, x, w, b, shape, dims, groups, eps, mean, rstd: g.sum(dims)),
+    jvp=(lambda t, ans, x, w, b, shape, dims, groups, eps, mean, rstd: _gn_input(
+            t, x, w, shape, groups, eps, mean, rstd, tangent=True),
+         lambda t, ans, x, w, b, shape, dims, groups, eps, mean, rstd: (
+            t.reshape(shape) * _gn_xhat(x, groups, eps, mean, rstd)),
+         lambda t, ans, x, w, b, shape, dims, groups, eps, mean, rstd: t.reshape(shape)))
+
+
+def _verify_batch_size(size, what: str = "value per channel"):
+    if math.prod(size[:1] + size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 {what} when training, got input size {_torch_size(size)}")
+
+
+def _torch_size(size):
+    return f"torch.Size({list(size)})"
+
+
+def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
+    """group_norm(input, num_groups, weight=None, bias=None, eps=1e-5) -> Tensor
+
+    Splits the channels (dim 1) into ``num_groups`` groups and normalizes each group of each
+    sample to zero mean and unit (biased) variance, then applies the per-channel affine
+    ``weight``, ``bias``."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.ndim}")
+    N, C = input.shape[0], input.shape[1]
+    if num_groups <= 0 or C % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    _verify_batch_size([N * C // num_groups, num_groups] + list(input.shape[2:]))
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p.ndim != 1 or p.shape[0] != C):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(p.shape)} and input of shape {list(input.shape)}")
+    _check_param_dtypes(input, weight, bias)
+    require_floating("GroupNormKernelImpl", input.dtype)
+    shape = (1, C) + (1,) * (input.ndim - 2)
+    inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
+    x, w, b = [tape.plain(v) for v in inputs]
+    xhat, mean, _, rstd = _normalize(_grouped(x, num_groups), (2,), eps)
+    out = _affine(xhat.reshape(x.shape), *[v if v.__class__ is float else v.reshape(shape) for v in (w, b)])
+    dims = (0,) + tuple(range(2, input.ndim))
+    return tape.record_result(_group_norm, inputs, _like_input(out, input), {"shape": shape, "dims": dims, "groups": num_groups,
+                                                         "eps": eps, "mean": mean, "rstd": rstd})
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5):
+    """instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-5)
+
+    Normalizes each channel of each sample over its spatial dims: batch_norm of the input seen
+    as one sample with N * C channels. With ``use_input_stats`` the running estimates (one per
+    channel) are updated with the samples' average."""
+    if use_input_stats and input.ndim >= 2 and math.prod(input.shape[2:]) == 1:
+        raise ValueError("Expected more than 1 spatial element when training, got input size "
+                         f"{_torch_size(input.shape)}")
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
+    N, C = input.shape[0], input.shape[1]
+    if N * C == 0:
+        return input.clone()
+
+    def per_sample(t):
+        return None if t is None else t.repeat(N)
+
+    # The per-sample running estimates are in the input's dtype, as PyTorch's.
+    rm, rv = [None if t is None else per_sample(t).to(input.dtype) for t in (running_mean, running_var)]
+    out = batch_norm(input.reshape((1, N * C) + tuple(input.shape[2:])), rm, rv, per_sample(weight),
+                     per_sample(bias), use_input_stats, momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            for running, updated in ((running_mean, rm), (running_var, rv)):
+                if running is not None:
+                    running.copy_(updated.reshape(N, C).mean(0))
+    return out.view(input.shape)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor
+
+    Divides by the root mean square over the trailing ``normalized_shape`` dims (plus ``eps``,
+    the dtype's machine epsilon when None), then scales by ``weight``."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or len(shape) > input.ndim:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if weight is not None:
+        if tuple(weight.shape) != shape:
+            raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                               f"{list(weight.shape)} and normalized_shape = {list(shape)}")
+        if weight.dtype is not input.dtype:
+            warnings.warn(f"Mismatch dtype between input and weight: input dtype = {dtypes.C_NAMES[input.dtype]}, "
+                          f"weight dtype = {dtypes.C_NAMES[weight.dtype]}, Cannot dispatch to fused "
+                          "implementation.", stacklevel=2)
+    require_floating("rms_norm", input.dtype)
+    if eps is None:
+        eps = dtypes.finfo(input.dtype).eps
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    # float16 inputs are normalized in float32, as PyTorch's.
+    x = input.float() if input.dtype is dtypes.float16 else input
+    out = x * _E.rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    return (out * weight if weight is not None else out).to(input.dtype)
+
+
+def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0):
+    """local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0) -> Tensor
+
+    Divides each element by (k + alpha * the mean of the squares over ``size`` neighbouring
+    channels) ** beta, the window zero-padded at both ends of the channel dim."""
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    require_floating("avg_pool2d", input.dtype)
+    if input.numel() == 0:
+        return input
+    C = input.shape[1]
+    padded = _pad(input * input, (0, 0) * (input.ndim - 2) + (size // 2, (size - 1) // 2))
+    window = padded[:, 0:C]
+    for j in range(1, size):
+        window = window + padded[:, j:j + C]
+    return input / (window / size * alpha + k) ** beta

@@ -10,7 +10,7 @@ from .module import Module
 __all__ = ["ReLU", "ReLU6", "LeakyReLU", "GELU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Softmin",
            "Softplus", "SiLU", "ELU", "Hardtanh", "LogSigmoid", "SELU", "CELU", "Mish", "Hardswish",
            "Hardsigmoid", "Softsign", "Softshrink", "Hardshrink", "Tanhshrink", "Threshold", "GLU", "PReLU",
-           "RReLU"]
+           "RReLU", "Softmax2d"]
 
 
 def _inplace_repr(inplace: bool) -> str:
@@ -152,6 +152,15 @@ class Softmax(_DimModule):
 
     def forward(self, input):
         return F.softmax(input, self.dim)
+
+
+class Softmax2d(Module):
+    """Softmax2d(): softmax over the channels of a (N, C, H, W) or (C, H, W) input, at each location."""
+
+    def forward(self, input):
+        if input.ndim not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
+        return F.softmax(input, -3)
 
 
 class Softmin(_DimModule):

@@ -6,12 +6,26 @@ from typing import Iterator
 
 from ...tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ...autograd.nodes import RemovableHandle
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
+from . import hooks
 
 __all__ = ["Module"]
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_HOOK_TABLES = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks",
+                "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                "_load_state_dict_post_hooks")
+_HOOK_FLAGS = ("_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks_with_kwargs")
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    __slots__ = ()
+
+    def __repr__(self):
+        # Scripts print what load_state_dict returns; a clean load reads as a sentence.
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 def _indent(text: str, spaces: int) -> str:
@@ -36,32 +50,73 @@ class Module:
         d["_buffers"] = OrderedDict()
         d["_non_persistent_buffers_set"] = set()
         d["_modules"] = OrderedDict()
-        d["_forward_hooks"] = OrderedDict()
-        d["_forward_pre_hooks"] = OrderedDict()
+        for table in _HOOK_TABLES:
+            d[table] = OrderedDict()
+        for flags in _HOOK_FLAGS:
+            d[flags] = set()
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
-            r = hook(self, args)
-            if r is not None:
-                args = r if isinstance(r, tuple) else (r,)
-        out = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            r = hook(self, args, out)
-            if r is not None:
-                out = r
-        return out
+        d = self.__dict__
+        if not (d["_forward_pre_hooks"] or d["_forward_hooks"] or d["_backward_hooks"]
+                or d["_backward_pre_hooks"]):
+            return self.forward(*args, **kwargs)
+        return hooks.call_with_hooks(self, args, kwargs)
 
-    def register_forward_hook(self, hook):
-        """``hook(module, args, output)`` runs after forward; it may return a new output."""
-        return RemovableHandle(self._forward_hooks, hook)
+    # ------------------------------------------------------------------ hooks
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+        """``hook(module, args)`` runs before forward and may return new args; with
+        ``with_kwargs``, ``hook(module, args, kwargs)`` may return ``(args, kwargs)``."""
+        flags = {"kw": self._forward_pre_hooks_with_kwargs} if with_kwargs else None
+        return hooks.register(self._forward_pre_hooks, hook, prepend, flags)
 
-    def register_forward_pre_hook(self, hook):
-        """``hook(module, args)`` runs before forward; it may return new args."""
-        return RemovableHandle(self._forward_pre_hooks, hook)
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False):
+        """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+        ``with_kwargs``) runs after forward and may return a new output; with ``always_call``
+        it also runs when forward raises."""
+        flags = {}
+        if with_kwargs:
+            flags["kw"] = self._forward_hooks_with_kwargs
+        if always_call:
+            flags["always"] = self._forward_hooks_always_called
+        return hooks.register(self._forward_hooks, hook, prepend, flags)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
+        """``hook(module, grad_output)`` runs when the gradients of the outputs are known and
+        may return new ones."""
+        return hooks.register(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients of the module's
+        tensor inputs are known and may return new ``grad_input``."""
+        return hooks.register(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """Deprecated: registers ``hook`` as a full backward hook."""
+        return self.register_full_backward_hook(hook)
+
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` runs before :meth:`state_dict` collects this module."""
+        return hooks.register(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after :meth:`state_dict`
+        collected this module; it may change ``state_dict`` in place."""
+        return hooks.register(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` runs before this module's entries are loaded."""
+        return hooks.register(self._load_state_dict_pre_hooks, hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` runs after :meth:`load_state_dict`; it may edit
+        the missing and unexpected key lists in place."""
+        return hooks.register(self._load_state_dict_post_hooks, hook)
 
     # ------------------------------------------------------------------ registration
     def register_parameter(self, name: str, param) -> None:
@@ -126,6 +181,12 @@ class Module:
                 raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             params[name] = None
+        elif isinstance(value, Buffer):
+            if buffers is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._forget(name)
+            plain = Tensor._make(value._storage, value._shape, value._strides, value._offset, value.dtype)
+            self.register_buffer(name, plain, persistent=value.persistent)
         elif isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
@@ -267,6 +328,8 @@ class Module:
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
         for name, p in self._parameters.items():
             if p is not None:
                 destination[prefix + name] = p if keep_vars else p.detach()
@@ -276,6 +339,9 @@ class Module:
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in list(self._state_dict_hooks.values()):
+            if hook(self, destination, prefix, {"version": 1}) is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
@@ -285,11 +351,14 @@ class Module:
         unexpected_keys)``."""
         if not hasattr(state_dict, "keys"):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing, errors = [], []
+        state_dict = OrderedDict(state_dict)  # pre-hooks may edit the copy they are given
+        missing, unexpected, errors = [], [], []
         expected = set()
         with no_grad():
             for mod_prefix, m in self.named_modules():
                 base = mod_prefix + ("." if mod_prefix else "")
+                for hook in list(m._load_state_dict_pre_hooks.values()):
+                    hook(m, state_dict, base, {"version": 1}, strict, missing, unexpected, errors)
                 local = [(n, v) for n, v in m._parameters.items() if v is not None] + \
                     [(n, v) for n, v in m._buffers.items()
                      if v is not None and n not in m._non_persistent_buffers_set]
@@ -316,7 +385,12 @@ class Module:
                             m._buffers[name] = value
                     else:
                         current.copy_(value)
-        unexpected = [k for k in state_dict.keys() if k not in expected]
+        unexpected.extend(k for k in state_dict.keys() if k not in expected and k not in unexpected)
+        incompatible = _IncompatibleKeys(missing, unexpected)
+        for _, m in self.named_modules():
+            for hook in list(m._load_state_dict_post_hooks.values()):
+                if hook(m, incompatible) is not None:
+                    raise RuntimeError("load_state_dict post-hook must return None")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -326,7 +400,7 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
                                + "\n\t".join(errors))
-        return _IncompatibleKeys(missing, unexpected)
+        return incompatible
 
     # ------------------------------------------------------------------ modes and conversions
     def train(self, mode: bool = True) -> "Module":

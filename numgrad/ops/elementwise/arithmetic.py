@@ -11,20 +11,20 @@ import math
 from ..functional_elementwise import where
 from ..registry import elementwise
 from .binding import alias, binary, unary
-from .shared import like, zero
+from .shared import like, scaled_add, zero
 
 elementwise("add", lambda x, y: x + y, nin=2,
             vjp=(lambda g, ans, x, y: g, lambda g, ans, x, y: g),
             jvp=(lambda t, ans, x, y: t, lambda t, ans, x, y: t))
 # add(x, y, alpha=a) in one kernel, as PyTorch's (a is a scalar operand, never differentiated).
-elementwise("add_scaled", lambda x, y, a: x + a * y, nin=3,
+elementwise("add_scaled", lambda x, y, a: scaled_add(x, y, a), nin=3,
             vjp=(lambda g, ans, x, y, a: g, lambda g, ans, x, y, a: g * a, None),
             jvp=(lambda t, ans, x, y, a: t, lambda t, ans, x, y, a: t * a, None),
             backward_name="AddBackward0")
 elementwise("sub", lambda x, y: x - y, nin=2, bool_ok=False,
             vjp=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
             jvp=(lambda t, ans, x, y: t, lambda t, ans, x, y: -t), variants={"st": "RsubBackward1"})
-elementwise("sub_scaled", lambda x, y, a: x - a * y, nin=3, bool_ok=False,
+elementwise("sub_scaled", lambda x, y, a: scaled_add(x, y, -a), nin=3, bool_ok=False,
             vjp=(lambda g, ans, x, y, a: g, lambda g, ans, x, y, a: g * -a, None),
             jvp=(lambda t, ans, x, y, a: t, lambda t, ans, x, y, a: t * -a, None),
             backward_name="SubBackward0")

@@ -14,7 +14,7 @@ from .. import scalar_math
 from ..functional_elementwise import pow, pow_backward, sigmoid_backward, where, xlogy
 from ..registry import _tagged, elementwise
 from .binding import binary, unary
-from .shared import like, magnitude
+from .shared import exact_power, like, magnitude
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -26,7 +26,7 @@ def _pow(x, y):
     # Squares (``x ** 2`` in every loss) skip the pow call; x * x is exactly rounded too.
     if y == 2:
         return x * x
-    return x ** y
+    return exact_power(x, y)
 
 
 def _pow_dx(ans, x, y):

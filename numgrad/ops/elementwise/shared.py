@@ -2,8 +2,10 @@
 for every backend) and the rule of an input that the result does not vary with."""
 from __future__ import annotations
 
+import math
+
 from numba import types
-from numba.extending import overload, register_jitable
+from numba.extending import intrinsic, overload, register_jitable
 
 
 def zero(g, ans, *xs, **kw):
@@ -28,3 +30,51 @@ def _like_typed(x, c):
 def magnitude(x):
     # Numba resolves ``abs`` in the family modules to numgrad's, hence a jittable one of its own.
     return x if x >= 0 else -x
+
+
+@intrinsic
+def _fused_multiply_add(typingctx, a, b, c):
+    """a * b + c rounded once (LLVM's fma: the FMA instruction, or libm's fma without one)."""
+    if isinstance(a, types.Float) and a == b == c:
+        return a(a, b, c), lambda context, builder, sig, args: builder.fma(*args)
+    return None
+
+
+def scaled_add(x, y, a):
+    """``x + a * y`` as PyTorch's ``add(x, y, alpha=a)`` computes it: for floats, ``a`` in ``x``'s
+    type and one rounding of the whole (a fused multiply-add), so SGD's ``p.add_(g, alpha=-lr)``
+    steps land on PyTorch's values bit for bit."""
+    return x + a * y
+
+
+@overload(scaled_add)
+def _scaled_add_typed(x, y, a):
+    if isinstance(x, types.Float):
+        ty = x
+        return lambda x, y, a: _fused_multiply_add(ty(a), ty(y), x)
+    return lambda x, y, a: x + a * y
+
+
+def exact_power(x, y):
+    """``x ** y``, with the exponents PyTorch computes by products, quotients and roots (3, -1,
+    -2, 0.5, -0.5) rounded as PyTorch rounds them for floats."""
+    return x ** y
+
+
+@overload(exact_power)
+def _exact_power_typed(x, y):
+    if isinstance(x, types.Float):
+        def power(x, y):
+            if y == 3:
+                return x * x * x
+            if y == -1:
+                return like(x, 1) / x
+            if y == -2:
+                return like(x, 1) / (x * x)
+            if y == 0.5:
+                return math.sqrt(x)
+            if y == -0.5:
+                return like(x, 1) / math.sqrt(x)
+            return x ** y
+        return power
+    return lambda x, y: x ** y

@@ -1,8 +1,7 @@
 """DataLoader: batches of a dataset in sampler order, collated, as ``torch.utils.data.DataLoader``.
 
-Loading always runs in the calling process. ``num_workers > 0`` is accepted and gives the same
-batches in the same order as ``num_workers=0``: no worker processes are started, so
-``worker_init_fn`` is not called and :func:`get_worker_info` returns None.
+With ``num_workers=0`` loading runs in the calling process; otherwise in that many worker
+processes (``worker.py``), whose batches come back in sampler order.
 """
 from __future__ import annotations
 
@@ -10,14 +9,11 @@ from ... import dtypes
 from ...creation import empty
 from ._collate import default_collate, default_convert
 from .dataset import IterableDataset
+from .multiprocess import MultiProcessIter
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .worker import get_worker_info
 
 __all__ = ["DataLoader", "get_worker_info"]
-
-
-def get_worker_info():
-    """The current loader worker's info; None in the main process, which is where numgrad loads."""
-    return None
 
 
 class _StreamSampler(Sampler):
@@ -41,8 +37,10 @@ class DataLoader:
     (:func:`default_collate`: tensors stacked, numbers turned into tensors). ``shuffle=True``
     draws a new random order each epoch from ``generator`` (or the default generator, so
     ``numgrad.manual_seed`` makes it reproducible). ``batch_size=None`` yields single samples,
-    converted by :func:`default_convert`. Loading runs in this process whatever ``num_workers``
-    is; results are the same."""
+    converted by :func:`default_convert`. ``num_workers > 0`` loads in that many processes,
+    each seeded with the loader's base seed plus its id (see :func:`get_worker_info`); tensors
+    come back through shared memory and batches keep the sampler's order (``in_order``);
+    ``persistent_workers`` keeps the processes from one epoch to the next."""
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
                  num_workers: int = 0, collate_fn=None, pin_memory: bool = False, drop_last: bool = False,
@@ -102,6 +100,7 @@ class DataLoader:
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
         self.in_order = in_order
+        self._iterator = None
         self._initialized = True
 
     def __setattr__(self, name, value):
@@ -119,7 +118,15 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self):
-        return _LoaderIter(self)
+        if self.num_workers == 0:
+            return _LoaderIter(self)
+        if not self.persistent_workers:
+            return MultiProcessIter(self, draw_seed, fetch)
+        if self._iterator is None:
+            self._iterator = MultiProcessIter(self, draw_seed, fetch)
+        else:
+            self._iterator.reset()
+        return self._iterator
 
     def __len__(self) -> int:
         if isinstance(self.dataset, IterableDataset):
@@ -130,17 +137,44 @@ class DataLoader:
         return len(self._index_sampler)
 
 
+def draw_seed(generator) -> int:
+    """The base seed of one pass, drawn as PyTorch draws it, so that every later number
+    (shuffles included) stays the same as PyTorch's after a manual_seed."""
+    return int(empty((), dtype=dtypes.int64).random_(generator=generator).item())
+
+
+def fetch(dataset, stream, index, auto_collation: bool, drop_last: bool):
+    """The samples of ``index`` (one index or a batch of them): read from a map-style dataset,
+    or the next ones of an iterable dataset's ``stream``."""
+    if stream is not None:
+        if not auto_collation:
+            return next(stream)
+        batch = []
+        for _ in index:
+            try:
+                batch.append(next(stream))
+            except StopIteration:
+                break
+        if not batch or (drop_last and len(batch) < len(index)):
+            raise StopIteration
+        return batch
+    if not auto_collation:
+        return dataset[index]
+    getitems = getattr(dataset, "__getitems__", None)
+    if callable(getitems):
+        return getitems(index)
+    return [dataset[i] for i in index]
+
+
 class _LoaderIter:
-    """One pass over a DataLoader: reads the samples of each index (or batch of indices) from
-    the dataset and collates them."""
+    """One pass over a DataLoader in this process: reads the samples of each index (or batch of
+    indices) from the dataset and collates them."""
 
     def __init__(self, loader: DataLoader):
         self._loader = loader
         self._collate = loader.collate_fn
         self._indices = iter(loader._index_sampler)
-        # PyTorch draws a seed for worker processes here; drawing it too keeps every later
-        # number (shuffles included) the same as PyTorch's after a manual_seed.
-        empty((), dtype=dtypes.int64).random_(generator=loader.generator)
+        draw_seed(loader.generator)
         self._stream = iter(loader.dataset) if isinstance(loader.dataset, IterableDataset) else None
 
     def __iter__(self):
@@ -151,27 +185,5 @@ class _LoaderIter:
 
     def __next__(self):
         index = next(self._indices)
-        data = self._read_stream(index) if self._stream is not None else self._read_map(index)
-        return self._collate(data)
-
-    def _read_map(self, index):
-        ds = self._loader.dataset
-        if not self._loader._auto_collation:
-            return ds[index]
-        getitems = getattr(ds, "__getitems__", None)
-        if callable(getitems):
-            return getitems(index)
-        return [ds[i] for i in index]
-
-    def _read_stream(self, index):
-        if not self._loader._auto_collation:
-            return next(self._stream)
-        batch = []
-        for _ in index:
-            try:
-                batch.append(next(self._stream))
-            except StopIteration:
-                break
-        if not batch or (self._loader.drop_last and len(batch) < len(index)):
-            raise StopIteration
-        return batch
+        loader = self._loader
+        return self._collate(fetch(loader.dataset, self._stream, index, loader._auto_collation, loader.drop_last))

@@ -70,7 +70,11 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         gen = _fresh_generator(self.generator)
         if self.replacement:
-            yield from randint(0, n, (self.num_samples,), generator=gen).tolist()
+            # Drawn lazily, 32 at a time as PyTorch draws them: num_samples may be far larger
+            # than memory, and a given generator advances exactly as PyTorch's does.
+            for _ in range(self.num_samples // 32):
+                yield from randint(0, n, (32,), generator=gen).tolist()
+            yield from randint(0, n, (self.num_samples % 32,), generator=gen).tolist()
             return
         # Whole permutations, then part of one more (drawn even when no part of it is used, as
         # PyTorch draws it: a given generator is left where PyTorch leaves it).

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.grad_mode import no_grad
-from ..tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...ops.movement import cat
+from ...tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 
@@ -17,7 +18,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
                     foreach=None):
     """Scales the gradients of ``parameters`` in place so that their joint ``norm_type`` norm is at
     most ``max_norm``; returns the norm before clipping (a 0-d tensor)."""
-    from ..creation import tensor
+    from ...creation import tensor
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return tensor(0.0)
@@ -54,7 +55,6 @@ def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
 
 def parameters_to_vector(parameters) -> Tensor:
     """All parameters flattened and concatenated into one 1-D tensor."""
-    from .. import cat
     return cat([p.reshape(-1) for p in parameters])
 
 

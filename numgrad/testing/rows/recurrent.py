@@ -1,0 +1,2 @@
+"""The table's rows for the recurrent functions of numgrad.nn.functional."""
+ROWS: list = []
