@@ -393,3 +393,93 @@ def test_cuda_kernels_at_the_edges():
     for call, values, dtype in cases:
         a, b = _pair(torch, values, dtype)
         _same(call(numgrad, a.to("cuda")).cpu(), call(torch, b))
+
+
+# ------------------------------------------------------------------ activation rules at NaN
+# PyTorch's rules test x <= 0 (or the band -lambd <= x <= lambd), so NaN takes the other
+# branch. Few elements: its vectorized loops (16 or more) answer otherwise.
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name, kwargs", [("elu", {"alpha": 1.5}), ("selu", {}), ("celu", {"alpha": 0.5}),
+                                          ("softshrink", {"lambd": 0.7}), ("hardshrink", {"lambd": 0.7}),
+                                          ("hardtanh", {})])
+def test_activation_derivatives_at_nan(name, kwargs, dtype):
+    torch = _torch()
+    a, b = _pair(torch, [nan, -2.0, -0.5, 0.0, 0.5, 2.0], dtype, requires_grad=True)
+    _same_with_gradients(getattr(F, name)(a, **kwargs), getattr(torch.nn.functional, name)(b, **kwargs), a, b)
+
+
+# ------------------------------------------------------------------ derivatives at infinity
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name, kwargs", [("softsign", {}), ("gelu", {"approximate": "tanh"})])
+def test_derivatives_at_infinities_and_overflow(name, kwargs, dtype):
+    torch = _torch()
+    values = [-inf, inf, -1e300, 1e300, -3.0, 0.0, 0.7] if dtype == "float64" else [-inf, inf, -3e19, 3e19, -3.0, 0.0]
+    a, b = _pair(torch, values, dtype, requires_grad=True)
+    getattr(F, name)(a, **kwargs).sum().backward()
+    getattr(torch.nn.functional, name)(b, **kwargs).sum().backward()
+    # NaN where PyTorch's formula meets inf / inf or 0 * inf; elsewhere within rounding.
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4 if dtype == "float32" else 1e-10)
+
+
+# ------------------------------------------------------------------- float16 intermediates
+def test_float16_mean_accumulates_in_float32():
+    torch = _torch()
+    values = [[60000.0, 60000.0, 3.0], [1.0, 2.0, 3.0]]
+    a, b = _pair(torch, values, "float16", requires_grad=True)
+    _same_with_gradients(a.mean(), b.mean(), a, b)
+    for kwargs in ({"dim": 1}, {"dim": 0, "keepdim": True}, {"dim": (0, 1)}):
+        _same(a.mean(**kwargs), b.mean(**kwargs))
+    _same(a[:, :0].mean(1), b[:, :0].mean(1))
+
+
+def test_float16_renorm_norm_in_float32():
+    torch = _torch()
+    values = np.full((2, 3, 4), 300.0).tolist()
+    a, b = _pair(torch, values, "float16", requires_grad=True)
+    _same_with_gradients(numgrad.renorm(a, 2, 0, 5.0), torch.renorm(b, 2, 0, 5.0), a, b)
+
+
+@pytest.mark.parametrize("rows", [[[1e3, 1e3, 1.0], [65504.0, 2.0, -3.0]], [[1e-5, 2e-5, 0.0], [3e-6, 0.0, 1e-7]],
+                                  [[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]]])
+def test_float16_distances_in_float32(rows):
+    torch = _torch()
+    a1, b1 = _pair(torch, rows, "float16")
+    a2, b2 = _pair(torch, [[-r for r in row] for row in rows], "float16")
+    _same(F.cosine_similarity(a1, a1 * 0.5), torch.nn.functional.cosine_similarity(b1, b1 * 0.5))
+    _same(F.cosine_similarity(a1, a2), torch.nn.functional.cosine_similarity(b1, b2))
+    _same(F.pairwise_distance(a1, a2), torch.nn.functional.pairwise_distance(b1, b2))
+
+
+def test_cosine_similarity_of_an_infinite_norm():
+    torch = _torch()
+    # The norm over dim 0 overflows float16 to inf: x / inf is 0, not NaN.
+    x1 = [[3.5, -4.5, 65504.0]] * 3
+    x2 = [[1.0, -1.0, 4.0], [1.5, 1.5, -1.0], [-3.5, 2.0, 0.25]]
+    a1, b1 = _pair(torch, x1, "float16")
+    a2, b2 = _pair(torch, x2, "float16")
+    _same(F.cosine_similarity(a1, a2, dim=0), torch.nn.functional.cosine_similarity(b1, b2, dim=0))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("decimals", [-3, -1, 2, 5])
+def test_round_decimals_scales_in_the_compute_type(dtype, decimals):
+    from numgrad.ops.registry import OPS, run_elementwise
+    torch = _torch()
+    values = [60000.0, -60000.0, 1234.5, -0.0, 0.125, -2.675, 1e-4, nan, inf]
+    a, b = _pair(torch, values, dtype)
+    _same(run_elementwise(OPS["round_decimals"], (a, decimals)), torch.round(b, decimals=decimals))
+
+
+# ---------------------------------------------------------------------- singular matrices
+@pytest.mark.parametrize("name", ["inv", "solve"])
+def test_singular_matrices_raise_linalg_error(name):
+    torch = _torch()
+    row = [4.25, -0.5, -0.875]
+    a, b = _pair(torch, [row, row, row], "float32")
+    rhs = [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]
+    args = {"inv": lambda m, x: (x,), "solve": lambda m, x: (x, m.tensor(rhs))}[name]
+    with pytest.raises(torch.linalg.LinAlgError) as want:
+        getattr(torch.linalg, name)(*args(torch, b))
+    with pytest.raises(numgrad.linalg.LinAlgError, match=r"singular") as got:
+        getattr(numgrad.linalg, name)(*args(numgrad, a))
+    assert str(got.value).split(":")[0] == str(want.value).split(":")[0]

@@ -155,6 +155,38 @@ class Node:
             self.release()
         return out
 
+    def _checked_saved(self, create_graph):
+        """The saved values, refused if freed or written in place since they were saved (spelled
+        out again in :meth:`_backward`, the hot path)."""
+        saved = self._saved
+        versions = self._versions
+        if versions is not None:
+            for v, x in zip(versions, saved):
+                if v is not None and x._storage._counter[0] != v:
+                    raise modified_error(x, v, self if x is saved[0] else None)
+            if create_graph and versions[0] is not None:
+                saved = self._reattached(saved)
+        elif self._released:
+            self._check_alive()
+        return saved
+
+    def _joint_backward(self, grads_out, create_graph, free):
+        """:meth:`_backward` of an op with a joint rule: one call yields every input's cotangent,
+        computing only those whose edge leads somewhere."""
+        saved = self._checked_saved(create_graph)
+        g = grads_out[0] if len(grads_out) == 1 else tuple(grads_out)
+        nexts = self.next_functions
+        needs = tuple([nxt is not None for nxt, _ in nexts])
+        if saved is None:
+            saved = (None,) * (len(nexts) + 1)
+        out = list(self.op.vjp_all(g, *saved, needs=needs, **(self._params or _NO_PARAMS)))
+        for i, wanted in enumerate(needs):
+            if not wanted:
+                out[i] = None
+        if free and self._versions is not None:
+            self.release()
+        return out
+
     def _apply_and_release(self, grads_out, create_graph, free):
         """:meth:`_backward` of a node type that defines its own :meth:`apply`."""
         grads_in = self.apply(grads_out, create_graph)

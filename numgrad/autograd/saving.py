@@ -10,11 +10,14 @@ from .rule_reads import FULL, META, argument_reads
 
 
 def saved_args(op):
-    """Per VJP rule, how it reads ``(ans, *inputs)``: a tuple of levels per rule (cached)."""
+    """Per VJP rule, how it reads ``(ans, *inputs)``: a tuple of levels per rule (cached). A joint
+    rule's reads count for each input."""
     uses = op.__dict__.get("_saved_args")
     if uses is None:
         uses = []
-        for rule in op.vjp:
+        # A joint rule reads the same for every input: whichever needs a gradient saves its reads.
+        rules = op.vjp if op.vjp_all is None else (op.vjp_all,) * op.nin
+        for rule in rules:
             if rule is None:
                 uses.append(None)
                 continue

@@ -32,7 +32,10 @@ def node_class(op, variant=None):
     cls = _node_classes.get(key)
     if cls is None:
         name = op.backward_name if variant is None else op.variants.get(variant, op.backward_name)
-        cls = _node_classes[key] = type(name, (Node,), {"__slots__": (), "op": op, "_rules": op.vjp})
+        body = {"__slots__": (), "op": op, "_rules": op.vjp}
+        if op.vjp_all is not None:
+            body["_backward"] = Node._joint_backward
+        cls = _node_classes[key] = type(name, (Node,), body)
     return cls
 
 

@@ -1,45 +1,55 @@
 """Fused scaled dot product attention: one kernel forward (online softmax over key blocks, keeping
-each row's log-sum-exp) and one kernel backward that recomputes the scores block by block.
+each row's log-sum-exp) and one kernel backward that recomputes the scores block by block and
+yields the gradients of q, k and v together: the op's joint VJP rule.
 
-q, k and v enter the kernel packed row by row into one tensor (N, L*E + S*E + S*Ev), so that one
-rule returns all three gradients from one backward kernel; the result packs the output with the
-log-sum-exp (N, L*Ev + L), whose part of the cotangent is ignored: it is only read by the backward.
-Kernels are in ``backends/cpu/attention.py``; CUDA tensors run them on host copies.
+Kernels are in ``backends/cpu/attention.py``.
 """
 from __future__ import annotations
 
+from math import prod
+
 from .. import dtypes
+from ..autograd import tape
 from ..backends.cpu import blas
-from .kernel_ops import HOST, Call, apply, kernel_op
-from .movement import cat
-from .registry import not_implemented
+from ..tensor import Tensor
+from .registry import not_implemented, primitive
 
 __all__: list = []
 
-
-def _prepare_forward(qkv, mask, L, S, E, Ev, scale, causal, has_mask, heads):
-    params = {"L": L, "S": S, "E": E, "Ev": Ev, "scale": scale, "causal": causal, "has_mask": has_mask,
-              "heads": heads}
-    return Call((qkv.shape[0], L * Ev + L), qkv.dtype, params)
+_FORWARD = "_scaled_dot_product_flash_attention_for_cpu"
 
 
-def _prepare_backward(grad, ans, qkv, mask, **params):
-    return Call(tuple(qkv.shape), qkv.dtype, params)
+def _array(x):
+    """The elements of tensor ``x`` as a C-contiguous array of its shape."""
+    x = x.contiguous()
+    return x._storage.data[x._offset:x._offset + x.numel()].reshape(x._shape)
 
 
-def _flash_vjp(g, ans, qkv, mask, **params):
-    return apply(_flash_backward, (g, ans, qkv, mask), params)
+def _rows(x, n: int):
+    """The elements of tensor ``x`` (..., A, B) as a C-contiguous array (n, A, B)."""
+    return _array(x).reshape((n,) + tuple(x._shape[-2:]))
 
 
-_flash = kernel_op(
-    "_scaled_dot_product_flash_attention_for_cpu", 2, prepare=_prepare_forward,
-    backward_name="ScaledDotProductFlashAttentionForCpuBackward0",
-    kernels={"cpu": "cpu.attention.flash_attention", "cuda": HOST},
-    vjp=(_flash_vjp, None))
-_flash_backward = kernel_op(
-    "_scaled_dot_product_flash_attention_for_cpu_backward", 4, prepare=_prepare_backward,
-    kernels={"cpu": "cpu.attention.flash_attention_backward", "cuda": HOST},
-    **not_implemented("_scaled_dot_product_flash_attention_for_cpu_backward", 4))
+def _flash_vjp(g, ans, query, key, value, *, needs, mask, lse, scale, causal, has_mask, heads):
+    from ..backends.cpu.attention import flash_attention_backward
+    n = lse.shape[0]
+    grads = tuple(Tensor._empty(x._shape, x.dtype, x.device) for x in (query, key, value))
+    if n and lse.shape[1] and key.shape[-2]:
+        flash_attention_backward(*[_rows(d, n) for d in grads], _rows(g, n), _rows(ans, n), _array(lse),
+                                 _rows(query, n), _rows(key, n), _rows(value, n), _array(mask),
+                                 scale, causal, has_mask, heads)
+    else:
+        for d in grads:
+            d.zero_()
+    if tape.should_record((g, ans, query, key, value)):
+        # Recorded for create_graph: this node refuses a second differentiation, as PyTorch's does.
+        tape.record(_flash_backward, (g, ans, query, key, value), grads[0], outputs=grads)
+    return grads
+
+
+_flash = primitive(_FORWARD, 3, vjp_all=_flash_vjp, kind="kernel",
+                   backward_name="ScaledDotProductFlashAttentionForCpuBackward0")
+_flash_backward = primitive(_FORWARD + "_backward", 5, kind="kernel", **not_implemented(_FORWARD + "_backward", 5))
 
 
 def fused_attention_supported(query) -> bool:
@@ -48,16 +58,22 @@ def fused_attention_supported(query) -> bool:
 
 
 def fused_attention(query, key, value, mask, scale: float, causal: bool, heads: int):
-    """Attention of ``query`` (N, L, E) over ``key`` (N, S, E) and ``value`` (N, S, Ev), with an
-    additive float ``mask`` (M1, M2, Lm, Sm) (None for none) broadcast over the pairs
-    n = (n // heads, n % heads); ``causal`` masks key j > query i. Returns (N, L, Ev)."""
-    N, L, E = query.shape
-    S, Ev = key.shape[1], value.shape[2]
-    qkv = cat([query.reshape(N, L * E), key.reshape(N, S * E), value.reshape(N, S * Ev)], 1)
+    """Attention of ``query`` (..., L, E) over ``key`` (..., S, E) and ``value`` (..., S, Ev), all of
+    one batch shape, with an additive float ``mask`` (M1, M2, Lm, Sm) (None for none) broadcast
+    over the pairs n = (n // heads, n % heads) of the flattened batch; ``causal`` masks key
+    j > query i. Returns (..., L, Ev), with one node whose rule yields all three gradients."""
+    from ..backends.cpu.attention import flash_attention
+    batch = tuple(query.shape[:-2])
+    n = prod(batch)
+    L, S, Ev = query.shape[-2], key.shape[-2], value.shape[-1]
     has_mask = mask is not None
-    if not has_mask:
-        mask = query.new_zeros((1, 1, 1, 1))
-    params = {"L": L, "S": S, "E": E, "Ev": Ev, "scale": float(scale), "causal": bool(causal),
-              "has_mask": has_mask, "heads": int(heads)}
-    packed = apply(_flash, (qkv, mask), params)
-    return packed[:, :L * Ev].reshape(N, L, Ev)
+    mask = tape.plain(mask) if has_mask else query.new_zeros((1, 1, 1, 1))
+    q, k, v = tape.plain(query), tape.plain(key), tape.plain(value)
+    out = Tensor._empty(batch + (L, Ev), query.dtype, query.device)
+    lse = Tensor._empty((n, L), query.dtype, query.device)
+    if out.numel():
+        flash_attention(_rows(out, n), lse._storage.data.reshape(n, L), _rows(q, n), _rows(k, n), _rows(v, n),
+                        _array(mask), float(scale), bool(causal), has_mask, int(heads))
+    params = {"mask": mask, "lse": lse, "scale": float(scale), "causal": bool(causal), "has_mask": has_mask,
+              "heads": int(heads)}
+    return tape.record_result(_flash, (query, key, value), out, params)

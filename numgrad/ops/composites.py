@@ -154,9 +154,12 @@ def renorm(input, p, dim: int, maxnorm, *, out=None):
     if input.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = shapes.normalize_dim(dim, input.ndim)
-    norm = vector_norm(input, p, tuple(i for i in range(input.ndim) if i != d), True)
+    # As PyTorch's, a float16 norm and its factor are computed in float32, where they do not overflow.
+    wide = dtypes.float32 if input.dtype is dtypes.float16 else None
+    norm = vector_norm(input, p, tuple(i for i in range(input.ndim) if i != d), True, dtype=wide)
     # PyTorch's 1e-7 keeps the rescaled norm just under maxnorm.
-    return write_out(input * F.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0), out, "renorm")
+    factor = F.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return write_out(input * (factor.to(input.dtype) if wide else factor), out, "renorm")
 
 
 # ----------------------------------------------------------------------------------- vander

@@ -13,6 +13,7 @@ import numpy as np
 from .. import creation
 from ..autograd import tape
 from ..autograd.grad_mode import is_grad_enabled
+from ..backends.cpu.embedding_bag import DECREASING, FIRST_OFFSET, LAST_OFFSET, bag_bounds
 from .kernel_ops import HOST, Call, apply, kernel_op
 
 MODES = {"sum": 0, "mean": 1, "max": 2}
@@ -145,6 +146,20 @@ def _frequency_divisors(indices):
     return per_distinct[np.searchsorted(uniq, indices)].astype(np.float64)
 
 
+def _bag_error(problem, position, indices, offsets, num_weights):
+    """PyTorch's error for the problem :func:`bag_bounds` found."""
+    if problem == FIRST_OFFSET:
+        return RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                            f"position 0. However, got {offsets[0]}")
+    if problem == LAST_OFFSET:
+        return RuntimeError(f"offsets[-1] can not be greater than input's length {indices.shape[0]} but got "
+                            f"offsets[-1] of {offsets[-1]}")
+    if problem == DECREASING:
+        return RuntimeError("offsets has to be a non-decreasing sequence of positions of input")
+    return RuntimeError(f"Index {position} of input takes value {indices[position]} which is not in the valid range "
+                        f"[0, {num_weights})")
+
+
 def embedding_bag_op(weight, indices, offsets, per_sample_weights, mode: str, padding_idx,
                      scale_grad_by_freq: bool, include_last_offset: bool):
     """The bags of 1-D ``indices`` delimited by ``offsets`` reduced by ``mode``; arguments as
@@ -156,29 +171,13 @@ def embedding_bag_op(weight, indices, offsets, per_sample_weights, mode: str, pa
                            "for embedding_bag)")
     idx = _host_ints(indices)
     offs = _host_ints(offsets)
-    n = idx.shape[0]
-    if offs.shape[0] and offs[0] != 0:
-        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                           f"position 0. However, got {offs[0]}")
-    if offs.shape[0] and offs[-1] > n:
-        raise RuntimeError(f"offsets[-1] can not be greater than input's length {n} but got offsets[-1] of "
-                           f"{offs[-1]}")
-    if offs.shape[0] > 1 and (np.diff(offs) < 0).any():
-        raise RuntimeError("offsets has to be a non-decreasing sequence of positions of input")
     num_weights = weight.shape[0]
-    if n:
-        bad = np.flatnonzero((idx < 0) | (idx >= num_weights))
-        if bad.shape[0]:
-            raise RuntimeError(f"Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the valid range "
-                               f"[0, {num_weights})")
-    if include_last_offset:
-        # PyTorch's last bag runs to the end of the input, whatever the last offset says.
-        offs = np.append(offs[:-1], n) if offs.shape[0] > 1 else np.zeros(1, dtype=np.int64)
-    else:
-        offs = np.append(offs, n)
-    params = {"indices": idx, "offsets": offs, "mode": MODES[mode],
+    bounds, problem, position = bag_bounds(idx, offs, num_weights, include_last_offset)
+    if problem:
+        raise _bag_error(problem, position, idx, offs, num_weights)
+    params = {"indices": idx, "offsets": bounds, "mode": MODES[mode],
               "padding_idx": -1 if padding_idx is None else int(padding_idx),
-              "divisor": _frequency_divisors(idx) if scale_grad_by_freq and n else None}
+              "divisor": _frequency_divisors(idx) if scale_grad_by_freq and idx.shape[0] else None}
     if per_sample_weights is None:
         return apply(_bag, (weight,), params)
     if per_sample_weights.dtype is not weight.dtype:

@@ -216,8 +216,7 @@ def round(input, *, decimals=0, out=None):
         return run_elementwise(OPS["round"], (input,), out)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"round_cpu" not implemented for \'{torch_type_name(input.dtype)}\'')
-    scale = 10.0 ** decimals
-    return run_elementwise(OPS["div"], (run_elementwise(OPS["round"], (_mul(input, scale),)), scale), out)
+    return run_elementwise(OPS["round_decimals"], (input, decimals), out)
 
 
 @_public

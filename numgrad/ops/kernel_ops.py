@@ -7,7 +7,8 @@ A kernel op is declared once, with :func:`kernel_op`:
 - ``kernels`` names, per device type, the backend function that computes it on arrays:
   ``kernel(out, *inputs, **params)``, every array C-contiguous and shaped as its tensor, in the
   call's compute dtype; ``HOST`` runs the CPU kernel on host copies (CUDA tensors in and out);
-- ``vjp`` and ``jvp`` give the derivative rules per input, as for every other op.
+- ``vjp`` and ``jvp`` give the derivative rules per input, as for every other op, or ``vjp_all``
+  one joint rule that returns the cotangents of all inputs at once (a fused backward kernel).
 
 :func:`apply` does the rest for every kernel op alike: the device check, allocation, the arrays
 the kernel sees (float16 widened to float32 on the CPU, where Numba has no float16 arithmetic),
@@ -42,13 +43,13 @@ class Call:
     compute: Optional[dtypes.dtype] = None
 
 
-def kernel_op(name: str, nin: int, *, prepare: Callable, kernels: dict, vjp=(), jvp=(),
+def kernel_op(name: str, nin: int, *, prepare: Callable, kernels: dict, vjp=(), jvp=(), vjp_all=None,
               backward_name: str = "") -> Op:
     """Declare an op computed by a kernel per backend (see the module docstring).
 
     ``kernels`` maps a device type to ``"<module under numgrad.backends>.<function>"`` (imported
     on first use, so that declaring an op compiles and imports nothing) or to ``HOST``."""
-    return register(Op(name=name, nin=nin, vjp=tuple(vjp), jvp=tuple(jvp), kind="kernel",
+    return register(Op(name=name, nin=nin, vjp=tuple(vjp), jvp=tuple(jvp), vjp_all=vjp_all, kind="kernel",
                        prepare=prepare, kernels=dict(kernels), backward_name=backward_name))
 
 

@@ -36,6 +36,10 @@ class Op:
     ``vjp[i](g, ans, *inputs, **params)`` returns the cotangent of input ``i``; ``jvp[i](t,
     ans, *inputs, **params)`` the tangent of the result contributed by input ``i``'s tangent
     ``t``. A ``None`` rule marks an input through which no derivative flows.
+
+    An op whose cotangents come from one computation declares a joint rule instead,
+    ``vjp_all(g, ans, *inputs, needs=..., **params)``, returning one cotangent (or None) per
+    input; ``needs[i]`` says whether input ``i``'s cotangent is wanted.
     """
 
     name: str
@@ -43,6 +47,7 @@ class Op:
     math: Optional[Callable] = None
     vjp: tuple = ()
     jvp: tuple = ()
+    vjp_all: Optional[Callable] = None
     # vectorized forward mode: per input, the JVP rule for tangents with a leading batch dim
     batched_jvp: tuple = ()
     result: str = "promote"            # dtype policy: promote | float | floating | bool | bool_long | integral | same
@@ -70,10 +75,18 @@ def _camel(name: str) -> str:
 def register(op: Op) -> Op:
     if op.name in OPS:
         raise ValueError(f"op {op.name} declared twice")
+    if op.vjp_all is not None:
+        op.vjp = tuple(_one_of(op.vjp_all, i, op.nin) for i in range(op.nin))
     if not op.backward_name:
         op.backward_name = _camel(op.name) + "Backward0"
     OPS[op.name] = op
     return op
+
+
+def _one_of(vjp_all, i: int, nin: int):
+    """Input ``i``'s rule taken from a joint rule, for callers that ask for one cotangent."""
+    needs = tuple(k == i for k in range(nin))
+    return lambda g, *args, **params: vjp_all(g, *args, needs=needs, **params)[i]
 
 
 def _from_local_derivatives(d):
@@ -125,11 +138,13 @@ def not_implemented(name: str, nin: int) -> dict:
     return {"vjp": (vjp,) * nin, "jvp": (jvp,) * nin, "backward_name": "NotImplemented"}
 
 
-def primitive(name: str, nin: int, *, vjp=(), jvp=(), batched_jvp=(), kind: str = "composite",
+def primitive(name: str, nin: int, *, vjp=(), jvp=(), batched_jvp=(), vjp_all=None, kind: str = "composite",
               differentiable: bool = True, backward_name: str = "", variants=None) -> Op:
     """Declare a non-elementwise op (a reduction, a view, a data movement): rules only; the
-    forward lives in the function that calls :func:`record`."""
+    forward lives in the function that calls :func:`record`. ``vjp_all`` is a joint rule, given
+    instead of ``vjp`` (see :class:`Op`)."""
     return register(Op(name=name, nin=nin, vjp=tuple(vjp), jvp=tuple(jvp), batched_jvp=tuple(batched_jvp),
+                       vjp_all=vjp_all,
                        kind=kind, differentiable=differentiable,
                        backward_name=backward_name, variants=variants or {}))
 

@@ -89,12 +89,16 @@ def _mean_plan(key, x, dim, keepdim, dtype):
 
 
 def _mean(input, dim, keepdim, dtype, out):
-    _floating("mean", input, dtype)
+    d = _floating("mean", input, dtype)
     dims = _dims(dim, input.ndim)
     n = _numel(input._shape, dims)
-    s = sum(_plain(input), dims, keepdim, dtype=dtype)
+    # As PyTorch's, a float16 mean sums and divides in float32: a float16 sum overflows long
+    # before the mean does.
+    wide = d is dtypes.float16
+    s = sum(_plain(input), dims, keepdim, dtype=dtypes.float32 if wide else dtype)
+    s = s / n if n else s * math.nan
     params = {"dims": dims, "keepdim": keepdim, "dtype": dtype}
-    r = record_result(_mean_op, (input,), s / n if n else s * math.nan, params, None if dim is None else "dim")
+    r = record_result(_mean_op, (input,), s.to(d) if wide else s, params, None if dim is None else "dim")
     return _write_out(r, out, "mean")
 
 

@@ -212,38 +212,22 @@ def _backward_par(q, k, v, mask, o, lse, do, dq, dk, dv, scale, causal, has_mask
         _backward_pair(q, k, v, mask, o, lse, do, dq, dk, dv, n, scale, causal, has_mask, heads, ik)
 
 
-def _split(packed, L, S, E, Ev):
-    """Views (N, L, E), (N, S, E), (N, S, Ev) of the rows of ``packed`` (N, L*E + S*E + S*Ev)."""
-    N = packed.shape[0]
-    a, b = L * E, L * E + S * E
-    return (packed[:, :a].reshape(N, L, E), packed[:, a:b].reshape(N, S, E),
-            packed[:, b:b + S * Ev].reshape(N, S, Ev))
-
-
-def _outputs(packed, L, Ev):
-    """Views (N, L, Ev) and (N, L) of the output and the log-sum-exp in ``packed`` (N, L*Ev + L)."""
-    return packed[:, :L * Ev].reshape(packed.shape[0], L, Ev), packed[:, L * Ev:]
-
-
 def _pick(serial, parallel, pairs, work):
     return parallel if pairs > 1 and use_parallel(work, PARALLEL_THRESHOLD) else serial
 
 
-def flash_attention(out, qkv, mask, L, S, E, Ev, scale, causal, has_mask, heads):
-    """``out`` (N, L*Ev + L) = attention output and row log-sum-exp of ``qkv`` (N, L*E + S*E + S*Ev),
-    ``mask`` (M1, M2, Lm, Sm) an additive mask broadcast over pairs n = (n // heads, n % heads)."""
-    q, k, v = _split(qkv, L, S, E, Ev)
-    o, lse = _outputs(out, L, Ev)
+def flash_attention(o, lse, q, k, v, mask, scale, causal, has_mask, heads):
+    """``o`` (N, L, Ev) and ``lse`` (N, L) = attention output and row log-sum-exp of ``q`` (N, L, E)
+    over ``k`` (N, S, E) and ``v`` (N, S, Ev), ``mask`` (M1, M2, Lm, Sm) an additive mask broadcast
+    over pairs n = (n // heads, n % heads)."""
+    L, S = q.shape[1], k.shape[1]
     run = _pick(_forward, _forward_par, q.shape[0], q.shape[0] * L * S)
     run(q, k, v, mask, o, lse, scale, causal, has_mask, heads, blas.int_witness())
 
 
-def flash_attention_backward(out, grad, ans, qkv, mask, L, S, E, Ev, scale, causal, has_mask, heads):
-    """``out`` (N, L*E + S*E + S*Ev) = the gradients of q, k and v, given the gradient ``grad`` of
-    :func:`flash_attention`'s result ``ans`` (the log-sum-exp part of ``grad`` is not read)."""
-    q, k, v = _split(qkv, L, S, E, Ev)
-    dq, dk, dv = _split(out, L, S, E, Ev)
-    o, lse = _outputs(ans, L, Ev)
-    do, _ = _outputs(grad, L, Ev)
+def flash_attention_backward(dq, dk, dv, do, o, lse, q, k, v, mask, scale, causal, has_mask, heads):
+    """``dq``, ``dk``, ``dv`` = the gradients of :func:`flash_attention`'s q, k and v, given the
+    gradient ``do`` of its output ``o`` and its log-sum-exp ``lse``."""
+    L, S = q.shape[1], k.shape[1]
     run = _pick(_backward, _backward_par, q.shape[0], q.shape[0] * L * S)
     run(q, k, v, mask, o, lse, do, dq, dk, dv, scale, causal, has_mask, heads, blas.int_witness())

@@ -140,7 +140,7 @@ def slogdet(a, sign, logabs):
 def solve(a, b, out):
     piv = np.empty(a.shape[1], np.int64)
     for i in range(a.shape[0]):
-        if not (finite(a[i]) and finite(b[i])):
+        if not finite(a[i]):
             out[i] = np.nan
             continue
         w = a[i].astype(np.float64)

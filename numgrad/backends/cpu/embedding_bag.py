@@ -10,13 +10,46 @@ scatters into shared rows and runs on one thread.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from .parallel import parallel_njit, use_parallel
 
 PARALLEL_THRESHOLD = 1 << 16
+# How many positions ahead of the one being added the forward asks the cache for a row.
+PREFETCH_DISTANCE = 16
+_CACHE_LINE = 64
 # The modes as numbered by the ops layer: 0 sum, 1 mean, 2 max.
 MEAN, MAX = 1, 2
+
+
+@intrinsic
+def _prefetch_row(typingctx, table, r):
+    """Hints the CPU to bring row ``r`` of the 2-D ``table`` into its caches (LLVM's prefetch, one
+    per cache line of a contiguous row): the rows a bag reads lie anywhere in the table, and a
+    read that waits on memory for each row leaves the adds idle."""
+    if not (isinstance(table, types.Array) and table.ndim == 2 and isinstance(r, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(table)(context, builder, args[0])
+        width = cgutils.unpack_tuple(builder, array.shape, 2)[1]
+        row_stride = cgutils.unpack_tuple(builder, array.strides, 2)[0]
+        row = context.cast(builder, args[1], r, types.intp)
+        data = builder.bitcast(array.data, cgutils.voidptr_t)
+        start = builder.gep(data, [builder.mul(row, row_stride)])
+        itemsize = context.get_abi_sizeof(context.get_data_type(table.dtype))
+        nbytes = builder.mul(width, width.type(itemsize))
+        i32 = ir.IntType(32)
+        prefetch = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]), "llvm.prefetch.p0i8")
+        with cgutils.for_range_slice(builder, width.type(0), nbytes, width.type(_CACHE_LINE)) as (offset, _):
+            # A read (0), to be kept in all cache levels (3), of data (1).
+            builder.call(prefetch, [builder.gep(start, [offset]), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+    return types.none(table, r), codegen
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -28,88 +61,116 @@ def _bag_count(indices, start, end, padding_idx):
     return count
 
 
+# Each bag loop is written out whole, with the bag accumulating in a buffer of its own: the
+# compiler then knows the buffer aliases no operand, and the loops over a row vectorize (a helper
+# taking the buffer as an argument, or prefetching through a call, runs at half the speed). Rows
+# are copied out element by element: a slice assignment costs more than the copy itself.
 @njit(cache=True, error_model="numpy", nogil=True)
-def _sum_bag(acc, weight, indices, start, end, psw, padding_idx):
-    """``acc`` = the (weighted) sum of the bag's rows, in order; returns how many it read."""
-    D = acc.shape[0]
-    for d in range(D):
-        acc[d] = 0
-    count = 0
-    # Unweighted rows are added two at a time: half the passes over ``acc``, the same order.
-    pending = -1
-    for i in range(start, end):
-        r = indices[i]
-        if r == padding_idx:
-            continue
-        count += 1
-        if psw.shape[0]:
+def _sum_bags(out, weight, indices, offsets, mean, padding_idx, first, stop):
+    """Bags ``first`` to ``stop`` of ``out`` = the sums of their rows in order (divided by how
+    many when ``mean``), the rows added two at a time: half the passes over the buffer."""
+    D, n = out.shape[1], indices.shape[0]
+    acc = np.empty(D, dtype=out.dtype)
+    for b in range(first, stop):
+        acc[:] = 0
+        count = 0
+        pending = -1
+        for i in range(offsets[b], offsets[b + 1]):
+            if i + PREFETCH_DISTANCE < n:
+                _prefetch_row(weight, indices[i + PREFETCH_DISTANCE])
+            r = indices[i]
+            if r == padding_idx:
+                continue
+            count += 1
+            if pending < 0:
+                pending = r
+                continue
+            row, other = weight[pending], weight[r]
+            for d in range(D):
+                acc[d] = acc[d] + row[d] + other[d]
+            pending = -1
+        if pending >= 0:
+            row = weight[pending]
+            for d in range(D):
+                acc[d] += row[d]
+        if mean and count > 1:
+            # In the table's type: for float32, the same quotient as in float64, rounded once.
+            divisor = out.dtype.type(count)
+            for d in range(D):
+                acc[d] /= divisor
+        for d in range(D):
+            out[b, d] = acc[d]
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _weighted_sum_bags(out, weight, indices, offsets, psw, padding_idx, first, stop):
+    """Bags ``first`` to ``stop`` of ``out`` = the sums of their rows scaled by ``psw``."""
+    D, n = out.shape[1], indices.shape[0]
+    acc = np.empty(D, dtype=out.dtype)
+    for b in range(first, stop):
+        acc[:] = 0
+        for i in range(offsets[b], offsets[b + 1]):
+            if i + PREFETCH_DISTANCE < n:
+                _prefetch_row(weight, indices[i + PREFETCH_DISTANCE])
+            r = indices[i]
+            if r == padding_idx:
+                continue
             row, c = weight[r], psw[i]
             for d in range(D):
                 acc[d] += c * row[d]
-        elif pending < 0:
-            pending = r
-        else:
-            first, second = weight[pending], weight[r]
+        for d in range(D):
+            out[b, d] = acc[d]
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _max_bags(out, weight, indices, offsets, padding_idx, argmax, first, stop):
+    """Bags ``first`` to ``stop`` of ``out`` = the elementwise maxima of their rows, ``argmax``
+    the row each came from (0 and -1 for a bag with no rows)."""
+    D, n = out.shape[1], indices.shape[0]
+    acc = np.empty(D, dtype=out.dtype)
+    won = np.empty(D, dtype=argmax.dtype)
+    for b in range(first, stop):
+        acc[:] = 0
+        won[:] = -1
+        count = 0
+        for i in range(offsets[b], offsets[b + 1]):
+            if i + PREFETCH_DISTANCE < n:
+                _prefetch_row(weight, indices[i + PREFETCH_DISTANCE])
+            r = indices[i]
+            if r == padding_idx:
+                continue
+            row = weight[r]
             for d in range(D):
-                acc[d] = acc[d] + first[d] + second[d]
-            pending = -1
-    if pending >= 0:
-        row = weight[pending]
+                if count == 0 or row[d] > acc[d]:
+                    acc[d] = row[d]
+                    won[d] = r
+            count += 1
         for d in range(D):
-            acc[d] += row[d]
-    return count
+            out[b, d] = acc[d]
+            argmax[b, d] = won[d]
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def _max_bag(acc, weight, indices, start, end, padding_idx, won):
-    """``acc`` = the elementwise maximum of the bag's rows, ``won`` the row each came from."""
-    D = acc.shape[0]
-    count = 0
-    for i in range(start, end):
-        r = indices[i]
-        if r == padding_idx:
-            continue
-        row = weight[r]
-        for d in range(D):
-            if count == 0 or row[d] > acc[d]:
-                acc[d] = row[d]
-                won[d] = r
-        count += 1
-    if count == 0:
-        for d in range(D):
-            acc[d] = 0
-            won[d] = -1
-    return count
-
-
-@njit(cache=True, error_model="numpy", nogil=True)
-def _reduce_bag(out, weight, indices, offsets, psw, mode, padding_idx, argmax, b, acc):
-    start, end = offsets[b], offsets[b + 1]
+def _reduce_bags(out, weight, indices, offsets, psw, mode, padding_idx, argmax, first, stop):
     if mode == MAX:
-        _max_bag(acc, weight, indices, start, end, padding_idx, argmax[b])
+        _max_bags(out, weight, indices, offsets, padding_idx, argmax, first, stop)
+    elif psw.shape[0]:
+        _weighted_sum_bags(out, weight, indices, offsets, psw, padding_idx, first, stop)
     else:
-        count = _sum_bag(acc, weight, indices, start, end, psw, padding_idx)
-        if mode == MEAN and count > 1:
-            for d in range(acc.shape[0]):
-                acc[d] /= count
-    for d in range(acc.shape[0]):
-        out[b, d] = acc[d]
+        _sum_bags(out, weight, indices, offsets, mode == MEAN, padding_idx, first, stop)
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
-def _reduce_bags(out, weight, indices, offsets, psw, mode, padding_idx, argmax):
-    # Bags accumulate in a buffer of their own: the compiler knows it aliases no operand, so the
-    # loops over a row vectorize.
-    acc = np.empty(out.shape[1], dtype=out.dtype)
-    for b in range(out.shape[0]):
-        _reduce_bag(out, weight, indices, offsets, psw, mode, padding_idx, argmax, b, acc)
+# Bags per task of the parallel form: enough that a task's setup is noise.
+_BAGS_PER_TASK = 16
 
 
 @parallel_njit(cache=True, error_model="numpy", nogil=True)
 def _reduce_bags_par(out, weight, indices, offsets, psw, mode, padding_idx, argmax):
-    for b in prange(out.shape[0]):
-        acc = np.empty(out.shape[1], dtype=out.dtype)
-        _reduce_bag(out, weight, indices, offsets, psw, mode, padding_idx, argmax, b, acc)
+    bags = out.shape[0]
+    for task in prange((bags + _BAGS_PER_TASK - 1) // _BAGS_PER_TASK):
+        first = task * _BAGS_PER_TASK
+        _reduce_bags(out, weight, indices, offsets, psw, mode, padding_idx, argmax, first,
+                     min(first + _BAGS_PER_TASK, bags))
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -164,6 +225,47 @@ def _dot_rows(out, g, weight, indices, offsets, padding_idx):
             out[i] = total
 
 
+# What ``bag_bounds`` finds wrong, in the order PyTorch checks.
+FIRST_OFFSET, LAST_OFFSET, DECREASING, INDEX = 1, 2, 3, 4
+
+
+@njit(cache=True, nogil=True)
+def bag_bounds(indices, offsets, num_weights, include_last_offset):
+    """The bags' bounds (bag ``b`` runs from ``bounds[b]`` to ``bounds[b + 1]``) from the user's
+    ``offsets``, and the first thing wrong with them and ``indices`` as ``(problem, position)``:
+    ``(0, 0)`` for nothing, else a problem code above and the offending position of ``indices``
+    for ``INDEX``. The last bag of ``include_last_offset`` runs to the end of ``indices``, and
+    one offset or none makes no bag."""
+    n, k = indices.shape[0], offsets.shape[0]
+    problem, position = 0, 0
+    if k and offsets[0] != 0:
+        problem = FIRST_OFFSET
+    elif k and offsets[k - 1] > n:
+        problem = LAST_OFFSET
+    else:
+        for b in range(1, k):
+            if offsets[b] < offsets[b - 1]:
+                problem = DECREASING
+                break
+    # Counted first, without an exit from the loop, so that the loop vectorizes.
+    outside = 0
+    for i in range(n):
+        outside += (indices[i] < 0) | (indices[i] >= num_weights)
+    if problem == 0 and outside:
+        for i in range(n):
+            if indices[i] < 0 or indices[i] >= num_weights:
+                problem, position = INDEX, i
+                break
+    if include_last_offset and k <= 1:
+        return np.zeros(1, dtype=np.int64), problem, position
+    bags = k - 1 if include_last_offset else k
+    bounds = np.empty(bags + 1, dtype=np.int64)
+    for b in range(bags):
+        bounds[b] = offsets[b]
+    bounds[bags] = n
+    return bounds, problem, position
+
+
 def _no_weights(dtype):
     return np.empty(0, dtype=dtype)
 
@@ -173,8 +275,10 @@ def embedding_bag(out, weight, psw=None, *, indices, offsets, mode, padding_idx,
     winning rows go to ``argmax`` (B, D), -1 for an empty bag."""
     psw = _no_weights(weight.dtype) if psw is None else psw
     parallel = out.shape[0] > 1 and use_parallel(indices.shape[0] * out.shape[1], PARALLEL_THRESHOLD)
-    run = _reduce_bags_par if parallel else _reduce_bags
-    run(out, weight, indices, offsets, psw, mode, padding_idx, argmax)
+    if parallel:
+        _reduce_bags_par(out, weight, indices, offsets, psw, mode, padding_idx, argmax)
+    else:
+        _reduce_bags(out, weight, indices, offsets, psw, mode, padding_idx, argmax, 0, out.shape[0])
 
 
 def embedding_bag_backward(out, g, psw=None, *, indices, offsets, mode, padding_idx, argmax, divisor, **unused):

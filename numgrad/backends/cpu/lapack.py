@@ -105,7 +105,7 @@ def _solve(a, b, out, ik):
     x = np.empty((k, n), a.dtype)
     piv = np.empty(n, ik.dtype)
     for i in range(a.shape[0]):
-        if not (_finite(a[i]) and _finite(b[i])):
+        if not _finite(a[i]):
             out[i] = np.nan
             continue
         w[:, :] = a[i].T

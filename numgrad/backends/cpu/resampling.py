@@ -237,14 +237,16 @@ def _plan(grid, n, D, H, W, mode, padding, align_corners, offset, weight, dweigh
     get weight 0."""
     L, k_dims = grid.shape[1], grid.shape[2]
     per_dim = 4 if mode == 2 else 2 if mode == 0 else 1
-    index = np.zeros((3, L, 4), dtype=np.int64)
-    tap_weight = np.zeros((3, L, 4))
-    slope = np.zeros((3, L, 4))
-    chain = np.zeros((3, L))
+    # Left uninitialised: the loop below reads only the taps that _dim_taps writes.
+    index = np.empty((3, L, 4), dtype=np.int64)
+    tap_weight = np.empty((3, L, 4))
+    slope = np.empty((3, L, 4))
+    chain = np.empty((3, L))
     counts = (1 if k_dims == 2 else per_dim, per_dim, per_dim)
     # 2-D grids have no depth coordinate: one tap at depth 0 (index 0, weight 1, slope 0).
     if k_dims == 2:
-        tap_weight[0, :, 0] = 1.0
+        for p in range(L):
+            index[0, p, 0], tap_weight[0, p, 0], slope[0, p, 0], chain[0, p] = 0, 1.0, 0.0, 0.0
     else:
         _dim_taps(grid, n, D, mode, padding, align_corners, 0, index, tap_weight, slope, chain)
     _dim_taps(grid, n, H, mode, padding, align_corners, 1, index, tap_weight, slope, chain)
@@ -288,6 +290,18 @@ def _sample_batch(x, grid, out, n, mode, padding, align_corners, what, other, ta
                 for d in range(k_dims):
                     w += dweight[p, k, d] * other[n, p, d]
                 weight[p, k] = w
+    # 2-D bilinear sampling, the common case, passes its tap count as a constant: the loops over a
+    # point's taps then unroll.
+    if taps == 4:
+        _sweep(planes, out, other, n, what, offset, weight, dweight, 4)
+    else:
+        _sweep(planes, out, other, n, what, offset, weight, dweight, taps)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _sweep(planes, out, other, n, what, offset, weight, dweight, taps):
+    """The sums of :func:`_sample_batch` over a planned batch item."""
+    C, L = planes.shape[1], offset.shape[0]
     if what == 0 or what == 3:
         for c in range(C):
             for p in range(L):
@@ -309,7 +323,7 @@ def _sample_batch(x, grid, out, n, mode, padding, align_corners, what, other, ta
                 for k in range(taps):
                     total[p, k] += g * planes[n, c, offset[p, k]]
         for p in range(L):
-            for d in range(k_dims):
+            for d in range(out.shape[2]):
                 acc = 0.0
                 for k in range(taps):
                     acc += dweight[p, k, d] * total[p, k]

@@ -100,15 +100,13 @@ def _mask_blocks(mask, batch, L, S):
 
 def _fused(query, key, value, attn_mask, is_causal, scale):
     batch = broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
-    L, E, S, Ev = query.shape[-2], query.shape[-1], key.shape[-2], value.shape[-1]
-    N = prod(batch)
-    q = query.expand(batch + (L, E)).reshape(N, L, E)
-    k = key.expand(batch + (S, E)).reshape(N, S, E)
-    v = value.expand(batch + (S, Ev)).reshape(N, S, Ev)
+    L, S = query.shape[-2], key.shape[-2]
+    q, k, v = (x if tuple(x.shape[:-2]) == batch else x.expand(batch + tuple(x.shape[-2:]))
+               for x in (query, key, value))
     mask, heads = None, (batch[-1] if batch else 1)
     if attn_mask is not None:
         mask, heads = _mask_blocks(_additive(attn_mask, query.dtype), batch, L, S)
-    return fused_attention(q, k, v, mask, scale, is_causal, heads).reshape(batch + (L, Ev))
+    return fused_attention(q, k, v, mask, scale, is_causal, heads)
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,

@@ -13,6 +13,14 @@ from ...ops.registry import torch_type_name
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 
 
+def _norm(x, p, dim, keepdim):
+    """``vector_norm``, accumulated in float32 for float16 ``x`` (as PyTorch's norm kernels do):
+    float16 squares overflow above 256 and underflow below 2**-12."""
+    if x.dtype is dtypes.float16:
+        return vector_norm(x, p, dim, keepdim, dtype=dtypes.float32).to(dtypes.float16)
+    return vector_norm(x, p, dim, keepdim)
+
+
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     """cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor
 
@@ -22,10 +30,12 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{torch_type_name(common)}")
     x1, x2 = broadcast_tensors(x1.to(common), x2.to(common))
-    n1, n2 = vector_norm(x1, 2, dim, True), vector_norm(x2, 2, dim, True)
-    # As PyTorch's, the eps floor changes the norms' values but not their derivatives.
+    n1, n2 = _norm(x1, 2, dim, True), _norm(x2, 2, dim, True)
+    # As PyTorch's, the eps floor changes the norms' values but not their derivatives. The lift
+    # is 0 wherever the floor does not apply, so an inf norm stays inf (not inf - inf).
     with grad_mode.no_grad():
-        lift1, lift2 = _F.clamp_min(n1, eps) - n1, _F.clamp_min(n2, eps) - n2
+        lift1 = _F.where(n1 < eps, _F.clamp_min(n1, eps) - n1, 0.0)
+        lift2 = _F.where(n2 < eps, _F.clamp_min(n2, eps) - n2, 0.0)
     return ((x1 / (n1 + lift1)) * (x2 / (n2 + lift2))).sum(dim)
 
 
@@ -34,7 +44,7 @@ def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool =
 
     The ``p``-norm of ``x1 - x2 + eps`` over the last dim, batched over the others."""
     last = max(x1.ndim, x2.ndim) - 1
-    return vector_norm(x1 - x2 + eps, p, last, keepdim)
+    return _norm(x1 - x2 + eps, p, last, keepdim)
 
 
 def pdist(input, p: float = 2):

@@ -17,10 +17,10 @@ import warnings
 from ... import creation
 from ...autograd import grad_mode, tape
 from ...autograd.engine import grad as _grad
-from ...autograd.function import Function
 from ...ops import recurrent as _R
 from ...ops.linalg import addmm as _addmm
 from ...ops.movement import cat as _cat, stack as _stack
+from ...ops.registry import primitive
 from .. import functional as F, init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -86,57 +86,69 @@ def _composite(mode, xgates, batch_sizes, initial, w_hh, b_hh, w_hr, reverse):
     return (outputs[0] if len(outputs) == 1 else _cat(outputs, 0)), state
 
 
-class _Recurrence(Function):
-    """One direction of one layer as one node: the CPU kernels of ``ops/recurrent.py`` run the
-    recurrence and its backward sweep (one gemm for the recurrent weight's gradient instead of a
-    product and a sum per step). Inputs: the flat input projection ``xgates`` (N, G) whose step
-    ``t`` is ``batch_sizes[t]`` rows, the initial states ``h0`` and (LSTM) ``c0``, ``w_hh`` and
-    (GRU) ``b_hh``; returns the (N, H) output and the final states."""
+def _scan_vjp(g, ans, xgates, h0, c0, w_hh, b_hh, *, needs, mode, reverse, batch_sizes, saved):
+    """The cotangents (xgates, h0, c0, w_hh, b_hh) of one direction's recurrence, from one
+    backward sweep of the kernels; recorded through the composite recurrence when the backward
+    pass is itself differentiated (create_graph=True), so that higher derivatives exist."""
+    # The output may have been given the sequence's (steps, batch, H) shape.
+    g_hs, g_hn = g[0].reshape(xgates.shape[0], -1), g[1]
+    if grad_mode.is_grad_enabled():
+        return _recorded_grads((g_hs,) + tuple(g[1:]), (xgates, h0, c0, w_hh, b_hh), needs, mode, reverse,
+                               batch_sizes)
+    dc0 = db_hh = None
+    if mode == "LSTM":
+        dx, dh0, dc0, dw = _R.lstm_scan_backward(g_hs, g_hn, g[2], batch_sizes, w_hh, saved, reverse)
+    elif mode == "GRU":
+        dx, dh0, dw, db_hh = _R.gru_scan_backward(g_hs, g_hn, batch_sizes, w_hh, saved, reverse)
+        db_hh = db_hh if b_hh is not None else None
+    else:
+        hs = ans.reshape(xgates.shape[0], -1)
+        dx, dh0, dw = _R.rnn_scan_backward(g_hs, g_hn, batch_sizes, w_hh, hs, saved, mode == "RNN_RELU", reverse)
+    return dx, dh0, dc0, dw, db_hh
 
-    @staticmethod
-    def forward(ctx, mode, reverse, batch_sizes, xgates, h0, c0, w_hh, b_hh):
-        ctx.mode, ctx.reverse, ctx.batch_sizes = mode, reverse, batch_sizes
-        if mode == "LSTM":
-            hs, h_n, c_n, *saved = _R.lstm_scan(xgates, batch_sizes, h0, c0, w_hh, reverse)
-            ctx.save_for_backward(xgates, h0, c0, w_hh, b_hh, *saved)
-            return hs, h_n, c_n
+
+def _recorded_grads(grads, inputs, needs, mode, reverse, batch_sizes):
+    xgates, h0, c0, w_hh, b_hh = inputs
+    initial = (h0, c0) if mode == "LSTM" else (h0,)
+    out, final = _composite(mode, xgates, batch_sizes, initial, w_hh, b_hh, None, reverse)
+    wanted = [x for x, need in zip(inputs, needs) if need]
+    found = iter(_grad((out,) + final, wanted, grads[:1 + len(final)], create_graph=True, allow_unused=True))
+    return tuple(next(found) if need else None for need in needs)
+
+
+# One direction of one layer as one node whose rule runs the whole backward sweep. LSTM's is
+# named as PyTorch's CPU node for a fused LSTM layer; PyTorch has no fused GRU or Elman node.
+_SCANS = {mode: primitive(name, 5, vjp_all=_scan_vjp, kind="kernel", backward_name=backward)
+          for mode, name, backward in (("LSTM", "_lstm_scan", "MkldnnRnnLayerBackward0"),
+                                       ("GRU", "_gru_scan", ""),
+                                       ("RNN_TANH", "_rnn_tanh_scan", ""),
+                                       ("RNN_RELU", "_rnn_relu_scan", ""))}
+
+
+def _scan(mode, reverse, batch_sizes, xgates, h0, c0, w_hh, b_hh, steps_batch=None):
+    """One direction of one layer by the CPU kernels of ``ops/recurrent.py``, one node: the flat
+    input projection ``xgates`` (N, G) whose step ``t`` is ``batch_sizes[t]`` rows, the initial
+    states ``h0`` and (LSTM) ``c0``, ``w_hh`` and (GRU) ``b_hh``; returns the (N, H) output, or
+    (steps, batch, H) given ``steps_batch``, and the final states."""
+    if mode == "LSTM":
+        hs, h_n, c_n, *saved = _R.lstm_scan(xgates, batch_sizes, h0, c0, w_hh, reverse)
+        outputs = (hs, h_n, c_n)
+    else:
         if mode == "GRU":
             hs, h_n, *saved = _R.gru_scan(xgates, batch_sizes, h0, w_hh, b_hh, reverse)
         else:
             hs, h_n, *saved = _R.rnn_scan(xgates, batch_sizes, h0, w_hh, mode == "RNN_RELU", reverse)
-            saved = [hs] + saved
-        ctx.save_for_backward(xgates, h0, c0, w_hh, b_hh, *saved)
-        return hs, h_n
-
-    @staticmethod
-    def backward(ctx, g_hs, g_hn, g_cn=None):
-        xgates, h0, c0, w_hh, b_hh, *saved = ctx.saved_tensors
-        mode, reverse, batch_sizes = ctx.mode, ctx.reverse, ctx.batch_sizes
-        if grad_mode.is_grad_enabled():
-            grads = _Recurrence._recorded_grads(ctx, (g_hs, g_hn, g_cn), (xgates, h0, c0, w_hh, b_hh))
-            return (None, None, None) + grads
-        dc0 = db_hh = None
-        if mode == "LSTM":
-            dx, dh0, dc0, dw = _R.lstm_scan_backward(g_hs, g_hn, g_cn, batch_sizes, w_hh, saved, reverse)
-        elif mode == "GRU":
-            dx, dh0, dw, db_hh = _R.gru_scan_backward(g_hs, g_hn, batch_sizes, w_hh, saved, reverse)
-            db_hh = db_hh if b_hh is not None else None
-        else:
-            dx, dh0, dw = _R.rnn_scan_backward(g_hs, g_hn, batch_sizes, w_hh, saved[0], saved[1:],
-                                               mode == "RNN_RELU", reverse)
-        return None, None, None, dx, dh0, dc0, dw, db_hh
-
-    @staticmethod
-    def _recorded_grads(ctx, grads, inputs):
-        """The gradients through the composite recurrence, recorded (create_graph=True), so
-        that higher derivatives exist."""
-        xgates, h0, c0, w_hh, b_hh = inputs
-        initial = (h0, c0) if ctx.mode == "LSTM" else (h0,)
-        out, final = _composite(ctx.mode, xgates, ctx.batch_sizes, initial, w_hh, b_hh, None, ctx.reverse)
-        needed = ctx.needs_input_grad[3:]
-        wanted = [x for x, need in zip(inputs, needed) if need]
-        found = iter(_grad((out,) + final, wanted, grads[:1 + len(final)], create_graph=True, allow_unused=True))
-        return tuple(next(found) if need else None for need in needed)
+        outputs = (hs, h_n)
+    if steps_batch is not None:
+        # The node's own output in the sequence's shape, as PyTorch's layer node gives it.
+        hidden = hs.shape[-1]
+        hs = hs._view(steps_batch + (hidden,), (steps_batch[1] * hidden, hidden, 1))
+        outputs = (hs,) + outputs[1:]
+    inputs = (xgates, h0, c0, w_hh, b_hh)
+    if tape.should_record(inputs):
+        params = {"mode": mode, "reverse": reverse, "batch_sizes": batch_sizes, "saved": tuple(saved)}
+        tape.record(_SCANS[mode], inputs, hs, params, outputs=outputs)
+    return outputs
 
 
 class RNNBase(Module):
@@ -292,7 +304,9 @@ class RNNBase(Module):
                 index = layer * directions + direction
                 weights = [getattr(self, name) for name in self._all_weights[index]]
                 initial = tuple(s[index] for s in states)
-                out, final = self._direction(layer_input, batch_sizes, initial, weights, direction == 1)
+                last = not packed and directions == 1 and layer == self.num_layers - 1
+                out, final = self._direction(layer_input, batch_sizes, initial, weights, direction == 1,
+                                             (steps, batch) if last else None)
                 outputs.append(out)
                 for kept, f in zip(finals, final):
                     kept.append(f)
@@ -303,7 +317,7 @@ class RNNBase(Module):
         if packed:
             return PackedSequence(layer_input, input.batch_sizes, input.sorted_indices,
                                   input.unsorted_indices), final_states
-        output = layer_input.reshape(steps, batch, layer_input.shape[-1])
+        output = layer_input if layer_input.ndim == 3 else layer_input.reshape(steps, batch, layer_input.shape[-1])
         return (output.transpose(0, 1) if self.batch_first else output), final_states
 
     def _weights(self, weights):
@@ -313,9 +327,10 @@ class RNNBase(Module):
         w_hr = weights[-1] if self.proj_size > 0 else None
         return w_ih, w_hh, b_ih, b_hh, w_hr
 
-    def _direction(self, data, batch_sizes, initial, weights, reverse):
+    def _direction(self, data, batch_sizes, initial, weights, reverse, steps_batch=None):
         """One direction of one layer over the flat ``data`` whose step ``t`` is
-        ``batch_sizes[t]`` rows: its (N, hidden) output and final states."""
+        ``batch_sizes[t]`` rows: its (N, hidden) output (or, when the kernels run it, of shape
+        ``steps_batch + (hidden,)``) and final states."""
         w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(weights)
         gru = self.mode == "GRU"
         if b_ih is not None and not gru:
@@ -327,7 +342,8 @@ class RNNBase(Module):
         b_hh = b_hh if gru else None
         if w_hr is None and _R.scan_supported(projected, w_hh) and not tape.has_tangents((projected, w_hh) + initial):
             c0 = initial[1] if self.mode == "LSTM" else None
-            out, *final = _Recurrence.apply(self.mode, reverse, batch_sizes, projected, initial[0], c0, w_hh, b_hh)
+            out, *final = _scan(self.mode, reverse, batch_sizes, projected, initial[0], c0, w_hh, b_hh,
+                                steps_batch)
             return out, tuple(final)
         return _composite(self.mode, projected, batch_sizes, initial, w_hh, b_hh, w_hr, reverse)
 

@@ -99,14 +99,11 @@ def _gelu_tanh(x):
     return x * scalar_math.sigmoid(u)
 
 
+# As PyTorch's, the derivative is NaN where x * x overflows (0 * inf), though its limit is 0 or 1.
 def _gelu_tanh_backward(g, x):
     s = scalar_math.sigmoid(x * like(x, 2.0 * _GELU_K) * (like(x, 1.0) + like(x, _GELU_C) * x * x))
     w = s * (like(x, 1.0) - s)
-    # w is exactly 0 beyond |x| = 1e3, so x is clamped there: the cube must not overflow into inf * 0.
-    big = like(x, 1e3)
-    c = x if x < big else big
-    c = c if c > -big else -big
-    return g * (s + c * w * like(x, 2.0 * _GELU_K) * (like(x, 1.0) + like(x, 3.0 * _GELU_C) * c * c))
+    return g * (s + x * w * like(x, 2.0 * _GELU_K) * (like(x, 1.0) + like(x, 3.0 * _GELU_C) * (x * x)))
 
 
 def _gelu_tanh_dd(x):
@@ -156,8 +153,9 @@ def _elu(x, alpha):
     return x if x > 0 else alpha * math.expm1(x)
 
 
+# Each ELU-family rule tests x <= 0, as PyTorch's does, so NaN takes the linear branch.
 def _elu_backward(g, x, alpha):
-    return g if x > 0 else g * alpha * scalar_math.exp(x)
+    return g * alpha * scalar_math.exp(x) if x <= 0 else g
 
 
 def _elu_dd(x, alpha):
@@ -215,9 +213,9 @@ def _selu(x):
 
 
 def _selu_backward(g, x):
-    if x > 0:
-        return g * like(x, _SELU_SCALE)
-    return g * like(x, _SELU_SCALE * _SELU_ALPHA) * scalar_math.exp(x)
+    if x <= 0:
+        return g * like(x, _SELU_SCALE * _SELU_ALPHA) * scalar_math.exp(x)
+    return g * like(x, _SELU_SCALE)
 
 
 # As PyTorch's, the second derivatives of selu and celu vanish at 0 itself.
@@ -230,7 +228,7 @@ def _celu(x, alpha):
 
 
 def _celu_backward(g, x, alpha):
-    return g if x > 0 else g * scalar_math.exp(x / alpha)
+    return g * scalar_math.exp(x / alpha) if x <= 0 else g
 
 
 def _celu_dd(x, alpha):
@@ -299,9 +297,11 @@ def _softsign(x):
     return x / (like(x, 1.0) + magnitude(x))
 
 
+# PyTorch's chain through x / (1 + |x|), term by term: its rounding, and NaN at +-inf (inf / inf).
 def _softsign_backward(g, x):
     d = like(x, 1.0) + magnitude(x)
-    return g / (d * d)
+    sgn = like(x, 1.0) if x > 0 else (like(x, -1.0) if x < 0 else like(x, 0.0))
+    return g / d + (-g * ((x / d) / d)) * sgn
 
 
 def _softsign_dd(x):
@@ -314,11 +314,12 @@ def _softshrink(x, lambd):
         return x - lambd
     if x < -lambd:
         return x + lambd
-    return x - x
+    return x * like(x, 0.0)  # a negative x gives -0, as PyTorch's
 
 
+# The band test, as PyTorch's, lets NaN through with its gradient.
 def _shrink_backward(g, x, lambd):
-    return g if x > lambd or x < -lambd else like(g, 0.0)
+    return like(g, 0.0) if -lambd <= x <= lambd else g
 
 
 def _hardshrink(x, lambd):

@@ -46,6 +46,7 @@ def _trunc(x):
     return r if r != 0 else x * 0
 
 
+@register_jitable
 def _round_half_even(x):
     if x != x or x >= _EXACT or x <= -_EXACT:
         return x
@@ -66,6 +67,21 @@ ceil = unary(elementwise("ceil", _ceil, bool_ok=False, vjp=(zero,), jvp=(zero,))
 floor = unary(elementwise("floor", _floor, bool_ok=False, vjp=(zero,), jvp=(zero,)),
               "Largest integer not greater than each element.")
 elementwise("round", _round_half_even, bool_ok=False, vjp=(zero,), jvp=(zero,))
+
+
+# As PyTorch's round(x, decimals=d): the scale 10**|d| is taken in the compute type (float32 for
+# float16, where 10**5 would overflow), and a negative d divides by 10**-d, which is exact where
+# multiplying by the inexact 10**d is not.
+def _round_decimals(x, decimals):
+    if decimals < 0:
+        s = like(x, 10.0 ** -decimals)
+        return _round_half_even(x / s) * s
+    s = like(x, 10.0 ** decimals)
+    return _round_half_even(x * s) / s
+
+
+elementwise("round_decimals", _round_decimals, nin=2, result="floating", vjp=(zero, None), jvp=(zero, None),
+            backward_name="RoundBackward1")
 trunc = unary(elementwise("trunc", _trunc, bool_ok=False, vjp=(zero,), jvp=(zero,)),
               "Each element rounded towards zero.")
 fix = alias(trunc, "fix")
