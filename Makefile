@@ -14,8 +14,8 @@ $(VENV)/.installed: setup.cfg pyproject.toml
 # The cross-checks compare with the PyTorch release pinned in setup.cfg's `reference` extra. Where it
 # cannot be installed (offline, or no wheel for this platform) they skip, except under CI.
 $(VENV)/.test-installed: $(VENV)/.installed
-	$(PY) -m pip install --quiet -e ".[test]"
-	[ -z "$(REFERENCE)" ] || $(PY) -m pip install --quiet -e ".[test,$(REFERENCE)]" || \
+	$(PY) -m pip install --quiet -e ".[test,distributed]"
+	[ -z "$(REFERENCE)" ] || $(PY) -m pip install --quiet -e ".[test,distributed,$(REFERENCE)]" || \
 		{ [ -z "$$CI" ] && echo "PyTorch not installed: the comparisons with it will be skipped"; }
 	touch $@
 

@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 _SETTLE_S = 0.3
 _MODULES = ["core", "linalg", "indexing", "autograd", "functional", "training", "recurrent", "attention", "conv",
-            "embedding", "sampling"]
+            "embedding", "sampling", "transcendental"]
 
 
 def _interleaved(fns: dict, repeats=9) -> dict:

@@ -8,7 +8,7 @@ import warnings as _warnings
 
 import numba as _numba
 
-__version__ = "0.1.0"
+from .version import __version__
 
 from . import dtypes as _dtypes
 from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, float32, float64, long, int, short,
@@ -41,6 +41,18 @@ from .ops.quantiles import *  # noqa: F401,F403
 from .ops.covariance import *  # noqa: F401,F403
 from .ops.sorting import *  # noqa: F401,F403
 from .ops.comparisons import *  # noqa: F401,F403
+from .ops.signal_windows import *  # noqa: F401,F403
+from .ops.scatter_views import *  # noqa: F401,F403
+from .ops.number_theory import *  # noqa: F401,F403
+from .ops.tensor_queries import *  # noqa: F401,F403
+from .ops.conjugation import *  # noqa: F401,F403
+from .ops.aliases import *  # noqa: F401,F403
+from .ops.unravel import *  # noqa: F401,F403
+from .ops.matrix_extras import *  # noqa: F401,F403
+from .ops.histograms import *  # noqa: F401,F403
+from .ops.differences import *  # noqa: F401,F403
+from .ops.buffers import *  # noqa: F401,F403
+from .ops.constants import *  # noqa: F401,F403
 from .ops import methods as _methods  # noqa: F401  (binds Tensor methods)
 from .ops.methods import *  # noqa: F401,F403  (torch.sin_ and the other unary in-place functions)
 from .ops.numpy_names import accepts_numpy_names as _accepts_numpy_names
@@ -53,20 +65,24 @@ from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, 
 from . import autograd
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
     is_inference_mode_enabled
+from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled
 from . import accelerator
 from . import amp
 from . import cuda
 from .amp import autocast, is_autocast_enabled
 from .amp import cuda_amp as _cuda_amp
 from .backends import cudnn as _cudnn, mps as _mps  # noqa: F401  (numgrad.backends.cudnn and .mps)
+from .backends import compile_notice as _compile_notice
 from . import utils
 from .utils.dlpack import from_dlpack
 from . import linalg
 from . import special
 from . import func
+from . import version
 from .ops.nn import softmax, log_softmax
 from .serialization import save, load
 from . import optim
+from . import distributed
 
 from .layouts import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc
 from .storage import TypedStorage, UntypedStorage
@@ -81,6 +97,7 @@ globals().update({_name: _accepts_numpy_names(_value) for _name, _value in list(
 # ``numgrad.cuda.amp``: a module of the library layer, hung under ``numgrad.cuda`` (of the ops
 # layer) here so that ``import numgrad.cuda.amp`` finds it.
 cuda.amp = _sys.modules[__name__ + ".cuda.amp"] = _cuda_amp
+_compile_notice.install()
 
 
 def result_type(tensor1, tensor2) -> dtype:
@@ -188,20 +205,29 @@ def _nn_importing_elsewhere() -> bool:
 
 
 def __getattr__(name: str):
-    if name == "nn" or name in _NN_ACTIVATIONS:
+    if name == "nn" or name in _NN_ACTIVATIONS or _nn_deferred:
         # import_module, not ``from . import nn``: that would look nn up here first, recursing.
         nn_module = _importlib.import_module(__name__ + ".nn")  # waits for the thread importing it
-        value = nn_module if name == "nn" else getattr(nn_module.functional.activation, name)
+        if name == "nn":
+            value = nn_module
+        elif name in _NN_ACTIVATIONS:
+            value = getattr(nn_module.functional.activation, name)
+        elif name in _importlib.import_module(__name__ + ".nn.functional.toplevel").__all__:
+            value = getattr(_sys.modules[__name__ + ".nn.functional.toplevel"], name)
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-if _nn_importing_elsewhere():
+_nn_deferred = _nn_importing_elsewhere()
+if _nn_deferred:
     Tensor.hardshrink = lambda self, lambd=0.5: __getattr__("hardshrink")(self, lambd)
     Tensor.prelu = lambda self, weight: __getattr__("prelu")(self, weight)
 else:
     from . import nn
+    from .nn.functional.toplevel import *  # noqa: F401,F403
     from .nn.functional.activation import (selu, selu_, celu, celu_, hardshrink, threshold, threshold_, prelu,
                                           rrelu, rrelu_)
     # The activations PyTorch also binds as Tensor methods.

@@ -151,6 +151,10 @@ def scalar_as(value, np_dtype):
             if not _py_float(info.min) <= value <= _py_float(info.max):
                 raise overflow_error(_BY_NUMPY[np_dtype])
             return np_dtype.type((_py_int(value) - info.min) % (1 << info.bits) + info.min)
+    elif value.__class__ is _py_float and not -65504.0 <= value <= 65504.0:
+        # Beyond the type's range a float becomes inf, as in PyTorch, without NumPy's warning.
+        with np.errstate(over="ignore"):
+            return np_dtype.type(value)
     return np_dtype.type(value)
 
 

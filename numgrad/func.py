@@ -1,6 +1,7 @@
 """Function transforms in the style of JAX and ``torch.func``: grad, vjp, jvp, jacrev, jacfwd,
 hessian. Each returns a new function, and they compose: ``grad(grad(f))`` is the second
-derivative and ``jacfwd(jacrev(f))`` the forward-over-reverse Hessian.
+derivative and ``jacfwd(jacrev(f))`` the forward-over-reverse Hessian. Also calling a module
+as a function of its parameters: functional_call, stack_module_state.
 """
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from .autograd import forward_ad as fwAD
 from .autograd import grad_mode
 from .autograd.engine import grad as _autograd_grad
 from .autograd.functional import _jacobian_batched
+from .ops.movement import stack
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call",
+           "stack_module_state"]
 
 
 def _is_tensor(x) -> bool:
@@ -232,3 +235,178 @@ def jacfwd(func: Callable, argnums: Union[int, tuple] = 0, *, has_aux: bool = Fa
 def hessian(func: Callable, argnums: Union[int, tuple] = 0) -> Callable:
     """The Hessian of scalar ``func``, computed forward-over-reverse: ``jacfwd(jacrev(func))``."""
     return jacfwd(jacrev(func, argnums), argnums)
+
+
+# ------------------------------------------------------------------ modules as functions
+# Modules are reached through their attribute tables (_parameters, _buffers, _modules) only:
+# numgrad.func sits below numgrad.nn and never imports it.
+
+_MISSING = object()
+
+
+def _owner(module, name):
+    """The submodule holding the tensor called ``name`` (dotted) and its last component."""
+    path, _, leaf = name.rpartition(".")
+    if path:
+        for part in path.split("."):
+            sub = module._modules.get(part)
+            if sub is None:
+                value = getattr(module, part, _MISSING)
+                if value is _MISSING:
+                    raise AttributeError(f"{module._get_name()} has no attribute `{part}`")
+                raise TypeError(f"submodule `{part}`: {value!r} is not an instance of torch.nn.Module")
+            module = sub
+    return module, leaf
+
+
+def _swap(module, name, tensor):
+    """Put ``tensor`` (or _MISSING: remove it) at ``name``; returns what was there."""
+    module, leaf = _owner(module, name)
+    for table in (module._parameters, module._buffers):
+        if leaf in table:
+            old = table[leaf]
+            if tensor is _MISSING:
+                del table[leaf]
+            else:
+                table[leaf] = tensor
+            return old
+    old = getattr(module, leaf, _MISSING)
+    if tensor is _MISSING:
+        if old is not _MISSING:
+            delattr(module, leaf)
+    else:
+        setattr(module, leaf, tensor)
+    return old
+
+
+def _named_tensors(module):
+    """Every name of every parameter and buffer of ``module``, tied names included."""
+    named = dict(module.named_parameters(remove_duplicate=False))
+    named.update(module.named_buffers(remove_duplicate=False))
+    return named
+
+
+def _untie(named, given):
+    """``given`` with each value also under the other names of the tensor it replaces."""
+    groups = {}
+    for name, t in named.items():
+        groups.setdefault(id(t), set()).add(name)
+    untied = dict(given)
+    for name in given:
+        t = named.get(name)
+        tied = groups[id(t)] if t is not None else ()
+        if len(tied) < 2:
+            continue
+        values = {id(given[n]) for n in tied if n in given}
+        if len(values) > 1:
+            raise ValueError(f"functional_call got multiple values for keys {sorted(tied)}, which are tied. "
+                             "Consider using tie_weights=False")
+        for n in tied:
+            untied[n] = given[name]
+    return untied
+
+
+class _reparametrize:
+    """Context manager that puts the tensors of ``values`` in ``module`` in place of its own
+    and restores them on exit, even after an error."""
+
+    def __init__(self, module, values, tie_weights=False, strict=False):
+        named = _named_tensors(module)
+        self.values = _untie(named, values) if tie_weights else values
+        if strict:
+            missing = sorted(set(named) - set(self.values))
+            unexpected = sorted(set(self.values) - set(named))
+            errors = []
+            if unexpected:
+                errors.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
+            if missing:
+                errors.append(f"Missing key(s): {', '.join(map(repr, missing))}.")
+            if errors:
+                raise RuntimeError(f"Error(s) in reparametrizing for {module._get_name()}:\n\t" + "\n\t".join(errors))
+        self.module = module
+        self.originals = {}
+
+    def __enter__(self):
+        try:
+            for name, t in self.values.items():
+                self.originals[name] = _swap(self.module, name, t)
+        except BaseException:
+            self._restore()
+            raise
+        return self
+
+    def _restore(self):
+        for name, old in reversed(list(self.originals.items())):
+            _swap(self.module, name, old)
+        self.originals = {}
+
+    def __exit__(self, *exc):
+        self._restore()
+        return False
+
+
+def _merged(dicts) -> dict:
+    if isinstance(dicts, dict):
+        return dicts
+    if not isinstance(dicts, (tuple, list)):
+        raise ValueError("Expected parameter_and_buffer_dicts to be a dict, or a list/tuple of dicts, "
+                         f"but got {type(dicts)}")
+    if not all(isinstance(d, dict) for d in dicts):
+        raise ValueError("Expected all elements of parameter_and_buffer_dicts to be dictionaries")
+    counts = {}
+    for d in dicts:
+        for k in d:
+            counts[k] = counts.get(k, 0) + 1
+    repeated = [k for k, n in counts.items() if n > 1]
+    if repeated:
+        raise ValueError(f"{repeated} appeared in multiple dictionaries; behavior of functional call is ambiguous")
+    return {k: v for d in dicts for k, v in d.items()}
+
+
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights: bool = True,
+                    strict: bool = False):
+    """Calls ``module(*args, **kwargs)`` with its parameters and buffers replaced by the tensors
+    of ``parameter_and_buffer_dicts`` (a dict name -> tensor, or a tuple of such dicts), and
+    restores them afterwards.
+
+    Gradients flow to the tensors passed in. With ``tie_weights``, a value given for one name of
+    a tied tensor replaces it under all its names; with ``strict``, the names must be exactly
+    the module's.
+    """
+    values = _merged(parameter_and_buffer_dicts)
+    if kwargs is None:
+        kwargs = {}
+    if args is None:
+        args = ()
+    elif not isinstance(args, tuple):
+        args = (args,)
+    with _reparametrize(module, values, tie_weights=tie_weights, strict=strict):
+        return module(*args, **kwargs)
+
+
+def stack_module_state(models) -> tuple:
+    """stack_module_state(models) -> params, buffers: the parameters and the buffers of
+    ``models`` (modules of one class) stacked along a new first dim, by name; stacked
+    parameters are new leaves that require grad."""
+    models = list(models)
+    if not models:
+        raise RuntimeError("stack_module_state: Expected at least one model, got 0.")
+    if not (all(m.training for m in models) or not any(m.training for m in models)):
+        raise RuntimeError("stack_module_state: Expected all models to have the same training/eval mode.")
+    if not all(type(m) is type(models[0]) for m in models):
+        raise RuntimeError("stack_module_state: Expected all models to be of the same class.")
+
+    def stacked(tables):
+        out = {}
+        for name in tables[0]:
+            ts = [t[name] for t in tables]
+            grads = [t.requires_grad for t in ts]
+            if any(grads) and not all(grads):
+                raise RuntimeError(f"Expected {name} from each model to have the same .requires_grad")
+            s = stack(ts)
+            out[name] = s.detach().requires_grad_() if all(grads) else s
+        return out
+
+    params = stacked([dict(m.named_parameters()) for m in models])
+    buffers = stacked([dict(m.named_buffers()) for m in models])
+    return params, buffers

@@ -88,7 +88,7 @@ def test_missing_torch_submodule_is_a_clear_import_error(tmp_path):
     script = tmp_path / "missing.py"
     script.write_text(textwrap.dedent('''
         try:
-            import torch.distributed
+            import torch.distributed.fsdp
         except ModuleNotFoundError as exc:
             print("name", exc.name)
             print("message", exc)
@@ -98,8 +98,8 @@ def test_missing_torch_submodule_is_a_clear_import_error(tmp_path):
     '''))
     r = _run([str(script)], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "name torch.distributed" in r.stdout
-    assert "numgrad does not provide 'torch.distributed'" in r.stdout
+    assert "name torch.distributed.fsdp" in r.stdout
+    assert "numgrad does not provide 'torch.distributed.fsdp'" in r.stdout
     assert "still fine [0.0, 2.0]" in r.stdout
 
 

@@ -212,3 +212,19 @@ def test_cuda_runs_on_host_copies():
     xt, gridt = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
     TF.grid_sample(xt, gridt, align_corners=False).sum().backward()
     np.testing.assert_allclose(grid.grad.to("cpu").numpy(), gridt.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("padding_mode", ["zeros", "reflection"])
+def test_grid_sample_one_cotangent_matches_both(padding_mode):
+    # Both cotangents come from one fused kernel; each alone from its own rule: they must agree.
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 3, 5, 7)).astype(np.float32)
+    b = rng.uniform(-1.2, 1.2, (2, 4, 6, 2)).astype(np.float32)
+    g = numgrad.tensor(rng.standard_normal((2, 3, 4, 6)).astype(np.float32))
+    grads = {}
+    for wants in ((True, True), (True, False), (False, True)):
+        x, grid = numgrad.tensor(a, requires_grad=wants[0]), numgrad.tensor(b, requires_grad=wants[1])
+        F.grid_sample(x, grid, padding_mode=padding_mode, align_corners=False).backward(g)
+        grads[wants] = (x.grad, grid.grad)
+    np.testing.assert_allclose(grads[True, True][0].numpy(), grads[True, False][0].numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(grads[True, True][1].numpy(), grads[False, True][1].numpy(), rtol=1e-6, atol=1e-6)

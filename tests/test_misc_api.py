@@ -290,3 +290,9 @@ def test_parameter_dict_registration_and_repr():
                                  "b": numgrad.zeros(3, dtype=numgrad.float64)})
         assert repr(ours) == repr(ref)
         assert repr(nn.ParameterDict()) == repr(torch.nn.ParameterDict())
+
+
+def test_version_module_reports_no_compiled_toolkits():
+    import numgrad.version
+    assert numgrad.version.__version__ == numgrad.__version__
+    assert numgrad.version.cuda is None and numgrad.version.hip is None and numgrad.version.debug is False

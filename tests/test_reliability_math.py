@@ -483,3 +483,57 @@ def test_singular_matrices_raise_linalg_error(name):
     with pytest.raises(numgrad.linalg.LinAlgError, match=r"singular") as got:
         getattr(numgrad.linalg, name)(*args(numgrad, a))
     assert str(got.value).split(":")[0] == str(want.value).split(":")[0]
+
+
+# ---------------------------------------------------------------------------------- renorm
+@pytest.mark.parametrize("values", [[[nan, 1.0], [1.0, 2.0]], [[3.0, 4.0], [0.1, 0.2]], [[inf, 1.0], [1.0, 2.0]]])
+def test_renorm_passes_gradients_of_unscaled_slices(values):
+    torch = _torch()
+    a, b = _pair(torch, values, "float32", requires_grad=True)
+    got, want = numgrad.renorm(a, 2, 0, 1.0), torch.renorm(b, 2, 0, 1.0)
+    assert got.grad_fn.name() == want.grad_fn.name()
+    _same(got, want)
+    got.sum().backward()
+    want.sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-6)
+
+
+def test_cross_entropy_of_ignored_samples_has_positive_zero_gradient():
+    torch = _torch()
+    a, b = _pair(torch, [[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]], "float32", requires_grad=True)
+    F.cross_entropy(a, numgrad.tensor([-100, -100])).backward()
+    torch.nn.functional.cross_entropy(b, torch.tensor([-100, -100])).backward()
+    _same(a.grad, b.grad)
+
+
+# ------------------------------------------------------------- Python numbers out of a type's range
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.floor_divide(x, 256), lambda m, x: m.remainder(x, 512), lambda m, x: m.fmod(x, 256),
+    lambda m, x: m.div(x, 256, rounding_mode="trunc"), lambda m, x: m.pow(x, 256), lambda m, x: m.clamp(x, 300),
+    lambda m, x: m.clamp_min(x, -256), lambda m, x: m.clamp_max(x, 1000), lambda m, x: m.clamp(x, -1),
+    lambda m, x: m.clamp(x, max=255), lambda m, x: m.clamp(x, 1.5), lambda m, x: x // 3])
+def test_integer_scalars_convert_as_pytorch_converts_them(call):
+    torch = _torch()
+    a, b = _pair(torch, [4, 7, 0], "uint8")
+    try:
+        want = call(torch, b)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match=str(e).split(" without")[0]):
+            call(numgrad, a)
+        return
+    _same(call(numgrad, a), want)
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.clamp(x, 1e5), lambda m, x: m.clamp(x, 65504.0),
+                                  lambda m, x: m.clamp(x, inf), lambda m, x: m.pow(x, 1e5),
+                                  lambda m, x: m.pow(x, 2.0)])
+def test_float16_scalars_out_of_range(call):
+    torch = _torch()
+    a, b = _pair(torch, [1.0, 2.0], "float16")
+    try:
+        want = call(torch, b)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match=str(e)):
+            call(numgrad, a)
+        return
+    _same(call(numgrad, a), want)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 import sys
+import warnings
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from ..devices import CPU
 from ..storage import Storage
 from ..tensor import Tensor
 from . import grad_mode
+from . import tape
 from . import profiler as _profiler
 from .nodes import AccumulateGrad, edge
 
@@ -254,44 +256,54 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     needed = _needed([e[0] for e in root_edges], capture) if capture is not None else None
     pending = {}
     heap = []
-    # A leaf's sink has no position of its own: it runs after every node, once all its
-    # cotangents have arrived, so it waits here rather than in the heap.
+    # A leaf's sink has no position of its own: it sums its cotangents here, and is flushed into
+    # the leaf once no node left can reach it (see _deliver), else after every node.
     sinks = {}
+    ready = []
     for (node, idx), g in zip(root_edges, root_grads):
         if node is not None:
-            _deliver(node, idx, g, pending, heap, sinks)
+            _deliver(node, idx, g, pending, heap, sinks, ready)
     captured = {}
     state = grad_mode._state
     prev_mode = state.enabled
     state.enabled = create_graph
+    flush = (sinks, captured, capture, accumulate, create_graph)
     try:
         if heap:
-            _replay(heap, pending, sinks, captured, retain_graph, create_graph, capture, needed,
+            _replay(heap, pending, sinks, ready, flush, retain_graph, create_graph, capture, needed,
                     capture is not None and not accumulate)
         for node in list(sinks):
-            # Popped, not read: _accumulate counts the references to g (see _unshared).
-            g = sinks.pop(node)
-            if node._extras is not None:
-                g = _pre_hooks(node, node._extras, [g], capture is not None and not accumulate)[0]
-            leaf = node.variable
-            if leaf._hooks:
-                g = _leaf_hooks(leaf, g)
-            if capture is not None and (node, 0) in capture:
-                captured[(node, 0)] = g
-            if accumulate:
-                _accumulate(leaf, g, create_graph)
+            _flush(node, *flush)
     finally:
         state.enabled = prev_mode
     return captured
 
 
-def _replay(heap, pending, sinks, captured, retain_graph, create_graph, capture, needed, capturing):
-    """Run the nodes in the heap, latest position first, routing cotangents along their edges."""
+def _flush(node, sinks, captured, capture, accumulate, create_graph):
+    """Hand leaf sink ``node``'s summed cotangent to its hooks, the captured edges and ``.grad``."""
+    # Popped, not read: _accumulate counts the references to g (see _unshared).
+    g = sinks.pop(node)
+    if node._extras is not None:
+        g = _pre_hooks(node, node._extras, [g], capture is not None and not accumulate)[0]
+    leaf = node.variable
+    if leaf._hooks:
+        g = _leaf_hooks(leaf, g)
+    if capture is not None and (node, 0) in capture:
+        captured[(node, 0)] = g
+    if accumulate:
+        _accumulate(leaf, g, create_graph)
+
+
+def _replay(heap, pending, sinks, ready, flush, retain_graph, create_graph, capture, needed, capturing):
+    """Run the nodes in the heap, latest position first, routing cotangents along their edges;
+    flush each leaf sink as soon as no node left can reach it."""
+    captured = flush[1]
     # Nodes other than sinks have unique positions, so heap entries never compare nodes.
     pop = heapq.heappop
     deliver = _deliver
     sum_to = _sum_to_fn()
     profiling = _profiler.enabled
+    anomaly = tape.anomaly
     free = not retain_graph
     while heap:
         node = pop(heap)[1]
@@ -312,7 +324,9 @@ def _replay(heap, pending, sinks, captured, retain_graph, create_graph, capture,
                     if getattr(node, "materialize_grads", True):
                         grads_out = [_zeros(m) if g is None else g for g, m in zip(grads_out, node._out_meta)]
                     break
-        if profiling:
+        if anomaly[0]:
+            grads_in = _checked_backward(node, grads_out, create_graph, free, anomaly[1])
+        elif profiling:
             grads_in = _profiler.timed(node.name(), node._backward, grads_out, create_graph, free)
         else:
             grads_in = node._backward(grads_out, create_graph, free)
@@ -340,15 +354,59 @@ def _replay(heap, pending, sinks, captured, retain_graph, create_graph, capture,
                 g = sum_to(g, meta[0])
             if g.dtype is not meta[1]:
                 g = g.to(meta[1])
-            deliver(nxt, idx, g, pending, heap, sinks)
+            deliver(nxt, idx, g, pending, heap, sinks, ready)
+        if ready:
+            # Every node still to run precedes the position reached here: sinks made later than
+            # that are complete.
+            reached = -heap[0][0] if heap else -1
+            while ready and -ready[0][0] > reached:
+                _flush(pop(ready)[1], *flush)
 
 
-def _deliver(node, idx, g, pending, heap, sinks):
+def _checked_backward(node, grads_out, create_graph, free, check_nan):
+    """A node's backward under anomaly detection: an error, or NaN in its gradients when
+    ``check_nan``, is raised after a warning that shows the forward call that made the node."""
+    try:
+        grads_in = node._backward(grads_out, create_graph, free)
+    except Exception:
+        _warn_error(node)
+        raise
+    if check_nan:
+        for i, g in enumerate(grads_in):
+            if g is not None and hasattr(g, "_storage") and bool(g.isnan().any()):
+                _warn_error(node)
+                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    return grads_in
+
+
+def _warn_error(node):
+    """PyTorch's warning naming the node whose backward failed, with its forward traceback."""
+    name = node.name()
+    trace = node.__dict__.get("traceback_")
+    if trace is None:
+        warnings.warn(f"Error detected in {name}. No forward pass information available. Enable detect "
+                      "anomaly during forward pass for more information.", stacklevel=4)
+    else:
+        warnings.warn(f"Error detected in {name}. Traceback of forward call that caused the error:\n"
+                      + "".join(trace), stacklevel=4)
+
+
+def _deliver(node, idx, g, pending, heap, sinks, ready):
     """Route cotangent ``g`` to output ``idx`` of ``node``: a leaf's sink sums what reaches it;
-    any other node gets its slots and its heap entry with its first cotangent."""
+    any other node gets its slots and its heap entry with its first cotangent.
+
+    A sink also enters ``ready``, ordered by its ``born`` position (taken before any node reading
+    the leaf was made): once the replay has passed it, nothing more can arrive, and the gradient
+    is accumulated without waiting for the end (the memory of a deep model's weight gradients is
+    not all held at once).
+    """
     if node.__class__ is AccumulateGrad:
         prev = sinks.get(node)
-        sinks[node] = g if prev is None else prev + g
+        if prev is None:
+            sinks[node] = g
+            heapq.heappush(ready, (-node.born, node))
+        else:
+            sinks[node] = prev + g
         return
     slot = pending.get(node)
     if slot is None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 
-from . import grad_mode, tape
+from . import grad_mode, saving, tape
 from .inplace import check_inplace
 from .nodes import Node, edge, modified_error
 
@@ -56,6 +56,10 @@ class BackwardCFunction(Node, FunctionCtx):
     def saved_tensors(self):
         self._check_alive()
         saved = self.__dict__.get("_saved_tensors", ())
+        if "_saved_versions" not in self.__dict__:
+            # Saved through pack hooks: each read runs the unpack hook.
+            attach = grad_mode.is_grad_enabled()
+            saved = tuple(saving.unpack(p, attach) if p is not None else None for p in saved)
         for t, v in zip(saved, self.__dict__.get("_saved_versions", ())):
             if t is not None and t._storage.version != v:
                 raise modified_error(t, v, None)
@@ -170,6 +174,8 @@ class Function(metaclass=FunctionMeta):
 
 
 def _wrap_outputs(ctx, args, outputs):
+    if tape.anomaly[0]:
+        tape.forward_traceback(ctx)
     ctx.next_functions = tuple(edge(a) for a in args)
     ctx._input_meta = tuple((a._shape, a.dtype) if _is_tensor(a) else None for a in args)
     dirty = {id(t) for t in ctx._dirty}
@@ -204,9 +210,13 @@ def _wrap_outputs(ctx, args, outputs):
             t = t._view(t._shape, t._strides, t._offset)
             of_output[k] = nr
         saved.append(t)
-    ctx.__dict__["_saved_tensors"] = tuple(saved)
     ctx.__dict__["_saved_outputs"] = of_output
-    ctx.__dict__["_saved_versions"] = tuple(t._storage.version if t is not None else None for t in saved)
+    hooks = saving.current_hooks()
+    if hooks is not None:
+        ctx.__dict__["_saved_tensors"] = tuple(saving.pack(t, hooks) if t is not None else None for t in saved)
+    else:
+        ctx.__dict__["_saved_tensors"] = tuple(saved)
+        ctx.__dict__["_saved_versions"] = tuple(t._storage.version if t is not None else None for t in saved)
     del ctx._to_save
     return tuple(wrapped)
 

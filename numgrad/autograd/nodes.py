@@ -242,9 +242,9 @@ class RemovableHandle:
 class AccumulateGrad(Node):
     """The sink for a leaf tensor: adds arriving cotangents into ``variable.grad``."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("variable", "born")
     # Never written on a sink, so read from the class (one is made per leaf and forward pass);
-    # a leaf's sink has no position of its own.
+    # a leaf's sink has no position of its own in the replay order.
     position = -1
     next_functions = ()
     _saved = _versions = _params = None
@@ -253,6 +253,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         self._extras = None
         self.variable = variable
+        # A tape position taken before any node reading the leaf is made: once the backward
+        # replay has passed it, no more cotangents can arrive (the engine then accumulates).
+        self.born = next(positions)
         self._out_meta = ((variable._shape, variable.dtype, variable._storage.device),)
 
     def apply(self, grads_out, create_graph=False):

@@ -1,8 +1,11 @@
 """What a node keeps for its VJP rules: which of ``(ans, *inputs)`` each rule reads and how
 (``saved_args``), those values alone at the level read (the tensor, with its version checked at
-backward, or its geometry only), and snapshots of inputs about to be written in place.
+backward, or its geometry only), snapshots of inputs about to be written in place, and the
+saved-tensor hooks (``autograd.graph.saved_tensors_hooks``) that may replace them.
 """
 from __future__ import annotations
+
+import threading
 
 from ..memo import Memo
 from .nodes import edge
@@ -160,3 +163,118 @@ def save_snapshot(node, x):
     versions[1] = copy._storage._counter[0]
     node._saved = (saved[0], copy) + saved[2:]
     node._versions = tuple(versions)
+
+
+# ------------------------------------------------------------ saved-tensor hooks
+
+# Open saved_tensors_hooks contexts in all threads, plus one while anomaly detection is on: the
+# tape looks further only when nonzero, so recording pays one list read while neither is used.
+watched = [0]
+_local = threading.local()
+
+
+def hooks_stack() -> list:
+    """This thread's stack of ``(pack_hook, unpack_hook)`` pairs, innermost last."""
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+def disabled_message():
+    """The error message set by ``disable_saved_tensors_hooks`` in this thread, or None."""
+    return getattr(_local, "disabled", None)
+
+
+def set_disabled_message(message):
+    _local.disabled = message
+
+
+def current_hooks():
+    """The innermost ``(pack_hook, unpack_hook)`` pair of this thread, or None."""
+    if not watched[0]:
+        return None
+    stack = getattr(_local, "stack", None)
+    return stack[-1] if stack else None
+
+
+class Packed:
+    """A saved tensor handed to a pack hook: what it returned, the unpack hook to undo it, and
+    the edge through which the saved tensor's gradient flowed (or None)."""
+
+    __slots__ = ("value", "unpack", "edge")
+
+    def __init__(self, value, unpack, edge):
+        self.value = value
+        self.unpack = unpack
+        self.edge = edge
+
+
+def pack(x, hooks):
+    """``x`` through ``hooks``' pack hook; the hooks are off while it runs, so tensors saved by
+    ops inside it are kept as they are."""
+    stack = hooks_stack()
+    _local.stack = []
+    try:
+        e = edge(x)
+        return Packed(hooks[0](x), hooks[1], e if e[0] is not None else None)
+    finally:
+        _local.stack = stack
+
+
+def unpack(p, attach=False):
+    """The tensor ``p`` packs, through its unpack hook; with ``attach``, an alias of it that
+    carries the saved tensor's history, so that a recorded backward reaches it."""
+    t = p.unpack(p.value)
+    if not hasattr(t, "_storage"):
+        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                        f"{type(t).__name__}")
+    if attach and p.edge is not None:
+        t = t._view(t._shape, t._strides, t._offset)
+        t._requires_grad = True
+        t._grad_fn, t._output_nr = p.edge
+    return t
+
+
+def pack_saved(node, hooks):
+    """Replace the tensors ``node`` saved by what the pack hook makes of them; ``node`` becomes
+    its class's unpacking twin, whose backward reads them back through the unpack hook."""
+    node._saved = tuple([pack(x, hooks) if hasattr(x, "_storage") else x for x in node._saved])
+    node._versions = None
+    node._keeps = True
+    cls = node.__class__
+    twin = _unpacking_twins.get(cls)
+    if twin is None:
+        twin = _unpacking_twins[cls] = type(cls.__name__, (cls,), {
+            "__slots__": (), "_packed_backward": cls._backward, "_backward": _unpacking_backward,
+            "__module__": cls.__module__})
+    node.__class__ = twin
+
+
+_unpacking_twins: dict = {}
+
+
+def _unpacking_backward(node, grads_out, create_graph, free):
+    """The backward of a node whose saved tensors went through a pack hook: unpacked for the
+    call (and version-stamped as read), packed again after it unless the call freed them."""
+    if node._released:
+        node._check_alive()
+    packed = node._saved
+    saved = []
+    versions = []
+    for p in packed:
+        if p.__class__ is Packed:
+            t = unpack(p, create_graph)
+            saved.append(t)
+            versions.append(t._storage._counter[0])
+        else:
+            saved.append(p)
+            versions.append(None)
+    node._saved = tuple(saved)
+    node._versions = tuple(versions)
+    try:
+        return node._packed_backward(grads_out, create_graph, free)
+    finally:
+        if not node._released:
+            node._saved = packed
+            node._versions = None

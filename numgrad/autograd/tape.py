@@ -4,10 +4,13 @@ recording itself, the history an in-place write gives its target, and forward mo
 """
 from __future__ import annotations
 
+import os
+import traceback
+
 from . import grad_mode
 from .inplace import adopts_base_grad, check_inplace, refresh_view
 from .nodes import Node, grad_accumulator, positions
-from .saving import save_values, saved_levels, saved_levels_cache
+from .saving import current_hooks, pack_saved, save_values, saved_levels, saved_levels_cache, watched
 from .saving import snapshot  # noqa: F401  (the dispatcher's in-place path calls it as tape.snapshot)
 
 
@@ -40,6 +43,9 @@ def node_class(op, variant=None):
 
 
 _NO_EDGE = (None, 0)
+# [enabled, check_nan] of anomaly detection (autograd.anomaly_mode sets it, and counts itself
+# in saving.watched, the one flag record reads).
+anomaly = [False, True]
 
 
 def record(op, inputs, result, params=None, outputs=None, variant=None):
@@ -64,7 +70,8 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
                 nexts.append((fn, x._output_nr))
                 live |= bit
             elif x._requires_grad:
-                nexts.append((grad_accumulator(x), 0))
+                acc = grad_accumulator(x)
+                nexts.append((acc, 0))
                 live |= bit
             else:
                 nexts.append(_NO_EDGE)
@@ -95,6 +102,8 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
         save_values(node, op, inputs, first, need)
     else:
         node._saved = None
+    if watched[0]:
+        _watch(node)
     if outputs is None:
         node._out_meta = ((result._shape, result.dtype, result._storage.device),)
         result._requires_grad = True
@@ -113,6 +122,30 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
 
 
 _new_node = object.__new__
+
+
+def _watch(node):
+    """What record does for ``node`` while anomaly detection is on or saved-tensor hooks are
+    set: keep the forward traceback, pass the saved tensors through the pack hook."""
+    if anomaly[0]:
+        forward_traceback(node)
+    if node._saved is not None:
+        hooks = current_hooks()
+        if hooks is not None:
+            pack_saved(node, hooks)
+
+
+def forward_traceback(node):
+    """Keep on ``node`` the stack of the forward call recording it, as PyTorch does in its
+    metadata under ``traceback_`` (anomaly detection shows it when backward fails)."""
+    frames = traceback.extract_stack()[:-1]
+    # The package's own frames (dispatchers, the tape) end the stack: the user's call is the news.
+    while len(frames) > 1 and frames[-1].filename.startswith(_PACKAGE):
+        frames.pop()
+    node.metadata["traceback_"] = traceback.format_list(frames)
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _kinds_class(op, kinds: int, end: int):

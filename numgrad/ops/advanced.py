@@ -463,7 +463,7 @@ def masked_fill(input, mask, value):
 @on_host_inplace
 def masked_fill_(input, mask, value):
     """In-place version of :func:`masked_fill`."""
-    from .methods import inplace_apply
+    from .inplace_forms import inplace_apply
     return inplace_apply(input, masked_fill, (mask, value), {})
 
 
@@ -486,7 +486,7 @@ def masked_scatter(input, mask, source):
 @on_host_inplace
 def masked_scatter_(input, mask, source):
     """In-place version of :func:`masked_scatter`."""
-    from .methods import inplace_apply
+    from .inplace_forms import inplace_apply
     shapes.check_no_internal_overlap(input._shape, input._strides)
     return inplace_apply(input, masked_scatter, (mask, source), {})
 

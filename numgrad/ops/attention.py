@@ -65,7 +65,7 @@ def fused_attention(query, key, value, mask, scale: float, causal: bool, heads: 
     from ..backends.cpu.attention import flash_attention
     batch = tuple(query.shape[:-2])
     n = prod(batch)
-    L, S, Ev = query.shape[-2], key.shape[-2], value.shape[-1]
+    L, Ev = query.shape[-2], value.shape[-1]
     has_mask = mask is not None
     mask = tape.plain(mask) if has_mask else query.new_zeros((1, 1, 1, 1))
     q, k, v = tape.plain(query), tape.plain(key), tape.plain(value)

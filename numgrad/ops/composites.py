@@ -141,12 +141,49 @@ def aminmax(input, *, dim=None, keepdim: bool = False, out=None):
 
 # ----------------------------------------------------------------------------------- renorm
 
+def _renorm_factor(x, p, dim, maxnorm):
+    """The norm of each slice along ``dim`` and the factor that scales it to at most ``maxnorm``."""
+    from .matrix_functions import vector_norm
+    # As PyTorch's, a float16 norm and its factor are computed in float32, where they do not overflow.
+    wide = dtypes.float32 if x.dtype is dtypes.float16 else None
+    norm = vector_norm(x, p, tuple(i for i in range(x.ndim) if i != dim), True, dtype=wide)
+    # PyTorch's 1e-7 keeps the rescaled norm just under maxnorm.
+    factor = F.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    return norm, (factor.to(x.dtype) if wide else factor)
+
+
+def _renorm_vjp(g, ans, x, p, dim, maxnorm):
+    # Slices left unscaled pass g through untouched (a NaN slice too: its norm is not > maxnorm).
+    from .matrix_functions import _pnorm_vjp
+    if x.dtype is dtypes.float16:
+        # In float32, as PyTorch's: float16 sums of x * g overflow.
+        return _renorm_vjp(g.float(), ans, x.float(), p, dim, maxnorm).half()
+    dims = tuple(i for i in range(x.ndim) if i != dim)
+    norm, factor = _renorm_factor(x, p, dim, maxnorm)
+    along = _pnorm_vjp((x * g).sum(dims, True), norm, x, p, dims, True)
+    inv = 1.0 / (norm + 1e-7)
+    return F.where(norm > maxnorm, factor * g - maxnorm * inv * inv * along, g)
+
+
+def _renorm_jvp(t, ans, x, p, dim, maxnorm):
+    from .matrix_functions import _pnorm_jvp
+    if x.dtype is dtypes.float16:
+        return _renorm_jvp(t.float(), ans, x.float(), p, dim, maxnorm).half()
+    dims = tuple(i for i in range(x.ndim) if i != dim)
+    norm, factor = _renorm_factor(x, p, dim, maxnorm)
+    inv = 1.0 / (norm + 1e-7)
+    dnorm = _pnorm_jvp(t, norm, x, p, dims, True)
+    return F.where(norm > maxnorm, factor * t - x * (maxnorm * inv * inv * dnorm), t)
+
+
+_renorm_op = primitive("renorm", 1, vjp=(_renorm_vjp,), jvp=(_renorm_jvp,), backward_name="RenormBackward0")
+
+
 def renorm(input, p, dim: int, maxnorm, *, out=None):
     """renorm(input, p, dim, maxnorm, *, out=None) -> Tensor
 
     Each slice of ``input`` along ``dim`` whose ``p``-norm exceeds ``maxnorm`` is scaled down to
     norm ``maxnorm``; the others are kept."""
-    from .matrix_functions import vector_norm
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
@@ -154,12 +191,11 @@ def renorm(input, p, dim: int, maxnorm, *, out=None):
     if input.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
     d = shapes.normalize_dim(dim, input.ndim)
-    # As PyTorch's, a float16 norm and its factor are computed in float32, where they do not overflow.
-    wide = dtypes.float32 if input.dtype is dtypes.float16 else None
-    norm = vector_norm(input, p, tuple(i for i in range(input.ndim) if i != d), True, dtype=wide)
-    # PyTorch's 1e-7 keeps the rescaled norm just under maxnorm.
-    factor = F.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
-    return write_out(input * (factor.to(input.dtype) if wide else factor), out, "renorm")
+    x = plain(input)
+    with grad_mode.no_grad():
+        result = x * _renorm_factor(x, p, d, maxnorm)[1]
+    params = {"p": p, "dim": d, "maxnorm": maxnorm}
+    return write_out(record_result(_renorm_op, (input,), result, params), out, "renorm")
 
 
 # ----------------------------------------------------------------------------------- vander

@@ -4,8 +4,8 @@
 Ops with a plain signature (``exp(input, *, out=None)``) get a function made from their record,
 bound here by ``ops.elementwise.binding`` as their family module declares them. Written here by
 hand are the functions that take more than ``out=`` (alpha, rounding_mode, decimals, bounds,
-defaults), those that check their arguments as PyTorch does before any kernel runs, addcmul and
-addcdiv (composites with a node of their own), and the backward functions. The family modules'
+defaults, value), those that check their arguments as PyTorch does before any kernel runs, and
+the backward functions. The family modules'
 rules call these, so this module imports none of them.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from ..autograd import tape
-from .registry import OPS, check_out, check_out_grad, primitive, run_elementwise, torch_type_name
+from .registry import OPS, check_out, check_out_grad, run_elementwise, torch_type_name
 
 # Grown by @_public below and by ``ops.elementwise.binding`` as the family modules declare ops.
 __all__ = []
@@ -107,6 +107,9 @@ def _check_divisor(a, b):
             return
         from .reductions import any as _any
         zero = bool(_any(run_elementwise(OPS["eq"], (b, 0))))
+    elif b.__class__ is int:
+        # The divisor is converted to the integer type first: 256 is 0 in uint8.
+        zero = b % (1 << 8 * dtypes.result_type(a, b).itemsize) == 0
     else:
         zero = b == 0
     if zero:
@@ -178,6 +181,8 @@ def pow(input, exponent, *, out=None):
 
     Raises input to the power exponent, elementwise, with broadcasting."""
     if exponent.__class__ in (int, float) and isinstance(input, Tensor) and input.dtype.is_floating_point:
+        if not -65504.0 <= exponent <= 65504.0:
+            dtypes.check_fill_value(exponent, input.dtype)
         return run_elementwise(OPS["pow"], (input, exponent), out)
     if not hasattr(input, "_storage") and not hasattr(exponent, "_storage"):
         raise TypeError("pow() expects at least one Tensor argument")
@@ -190,6 +195,8 @@ def pow(input, exponent, *, out=None):
             negative_exponent = exponent < 0
         if negative_exponent:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if hasattr(input, "_storage") and not hasattr(exponent, "_storage"):
+            dtypes.check_fill_value(exponent, rt)
     return run_elementwise(OPS["pow"], (input, exponent), out)
 
 
@@ -230,6 +237,7 @@ def clamp(input, min=None, max=None, *, out=None):
     bounds = tuple(b for b in (min, max) if b is not None)
     scalars = not any(isinstance(b, Tensor) for b in bounds)
     _check_bool_clamp(input, bounds, "clamp_scalar" if scalars else "clamp")
+    _check_bounds_fit(input, bounds)
     if len(bounds) == 1:
         # A missing bound is one that clamps nothing in the result's dtype.
         rt = dtypes.result_type(input, *bounds)
@@ -249,6 +257,7 @@ __all__.append("clip")
 def clamp_min(input, min, *, out=None):
     """clamp_min(input, min) -> Tensor: max(input, min) elementwise, NaN propagating."""
     _check_bool_clamp(input, (min,), "clamp_min_scalar")
+    _check_bounds_fit(input, (min,))
     return run_elementwise(OPS["clamp_min"], (input, min), out)
 
 
@@ -256,7 +265,15 @@ def clamp_min(input, min, *, out=None):
 def clamp_max(input, max, *, out=None):
     """clamp_max(input, max) -> Tensor: min(input, max) elementwise, NaN propagating."""
     _check_bool_clamp(input, (max,), "clamp_max_scalar")
+    _check_bounds_fit(input, (max,))
     return run_elementwise(OPS["clamp_max"], (input, max), out)
+
+
+def _check_bounds_fit(input, bounds):
+    # PyTorch converts a number bound to the result's type, refusing one the type cannot hold.
+    for b in bounds:
+        if b.__class__ in (int, float) and isinstance(input, Tensor):
+            dtypes.check_fill_value(b, dtypes.result_type(input, b))
 
 
 def _check_bool_clamp(input, bounds, kernel):
@@ -291,6 +308,9 @@ def _check_lerp(input, end, weight):
                                         and weight.dtype.is_floating_point):
         kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_type_name(d)}\'')
+    if weight.__class__ in (int, float) and not -65504.0 <= weight <= 65504.0:
+        # A number weight is converted to the type the kernel computes in (float32 for float16).
+        dtypes.check_fill_value(weight, dtypes.float32 if d is dtypes.float16 else d)
 
 
 @_public
@@ -300,32 +320,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     input + value * tensor1 * tensor2."""
     if _is_bool(input) and _is_bool(tensor1) and _is_bool(tensor2):
         raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
-    inputs = (input, tensor1, tensor2)
-    if out is None and _records(inputs):
-        a, b, c = [tape.plain(x) for x in inputs]
-        prod = _mul(b, c)
-        return tape.record_result(_addcmul, inputs, add(a, prod if value == 1 else _mul(prod, value)), {"value": value})
-    prod = _mul(tensor1, tensor2)
-    return add(input, prod if value == 1 else _mul(prod, value), out=out)
-
-
-def _records(inputs) -> bool:
-    return tape.should_record(inputs) or tape.has_tangents(inputs)
-
-
-# PyTorch's AddcmulBackward0/AddcdivBackward0: one node for the fused input + value * t1 op t2.
-_addcmul = primitive(
-    "addcmul", 3,
-    vjp=(lambda g, ans, x, a, b, value: g, lambda g, ans, x, a, b, value: g * b * value,
-         lambda g, ans, x, a, b, value: g * a * value),
-    jvp=(lambda t, ans, x, a, b, value: t, lambda t, ans, x, a, b, value: t * b * value,
-         lambda t, ans, x, a, b, value: t * a * value))
-_addcdiv = primitive(
-    "addcdiv", 3,
-    vjp=(lambda g, ans, x, a, b, value: g, lambda g, ans, x, a, b, value: g * value / b,
-         lambda g, ans, x, a, b, value: -g * value * a / (b * b)),
-    jvp=(lambda t, ans, x, a, b, value: t, lambda t, ans, x, a, b, value: t * value / b,
-         lambda t, ans, x, a, b, value: -t * value * a / (b * b)))
+    return run_elementwise(OPS["addcmul"], (input, tensor1, tensor2, value), out)
 
 
 @_public
@@ -337,13 +332,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future release addcdiv will "
             "perform a true division of tensor1 and tensor2.")
-    inputs = (input, tensor1, tensor2)
-    if out is None and _records(inputs):
-        a, b, c = [tape.plain(x) for x in inputs]
-        q = div(b, c)
-        return tape.record_result(_addcdiv, inputs, add(a, q if value == 1 else _mul(q, value)), {"value": value})
-    q = div(tensor1, tensor2)
-    return add(input, q if value == 1 else _mul(q, value), out=out)
+    return run_elementwise(OPS["addcdiv"], (input, tensor1, tensor2, value), out)
 
 
 @_public

@@ -53,7 +53,7 @@ def _in_place(raw, out_of_place, self, args, others=(), may_overlap=False, index
     differentiable out-of-place op written back into ``self``. Only fills (``may_overlap``)
     accept a ``self`` whose elements share memory, as in PyTorch. Nor may ``index`` or the
     tensors in ``others`` share memory with ``self``."""
-    from .methods import inplace_apply
+    from .inplace_forms import inplace_apply
     if not may_overlap:
         shapes.check_no_internal_overlap(self._shape, self._strides)
     check_no_overlap(self, (index,) + others)

@@ -17,10 +17,10 @@ from . import views as V, slice_views as SV
 from . import copying as C
 from . import splitting as SP
 from .numpy_names import accepts_numpy_names
-from .registry import OPS, backend, can_cast, run_elementwise, run_in_place, torch_type_name
+from .registry import OPS, backend, run_elementwise, run_in_place, torch_type_name
 from ..autograd import tape as _tape
-from ..autograd.inplace import check_inplace as _autograd_check_inplace
-from ..autograd.saving import save_snapshot as _save_snapshot, saved_args as _saved_args
+from ..autograd.saving import saved_args as _saved_args
+from .inplace_forms import has_out_parameter as _takes_out, inplace_apply
 from ..autograd.grad_mode import _state as _grad_state
 
 # name -> function; becomes Tensor.name(self, ...) == function(self, ...)
@@ -133,57 +133,6 @@ def _reads_result_only(name) -> bool:
         all(uses is None or not uses[1] for uses in _saved_args(op))
 
 
-def inplace_apply(self, fn, args, kwargs, takes_out=None):
-    """Run ``fn(self, *args)`` writing its result into ``self``; bumps the version counter."""
-    if _grad_state.enabled or _tape._dual_levels[0]:
-        inputs = (self,) + tuple(args)
-        if _tape.should_record(inputs) or _tape.has_tangents(inputs):
-            _autograd_check_inplace(self, args)
-            result = fn(self, *args, **kwargs)
-            _check_inplace(self, result)
-            _save_snapshot(result._grad_fn, self)
-            self._write(result)
-            _tape.rebase(self, result)
-            return self
-        _autograd_check_inplace(self)
-    if takes_out is None:
-        takes_out = _takes_out(fn)
-    if takes_out:
-        # ``out=`` would resize self; an in-place op must not change its shape.
-        _check_inplace_broadcast(self, tuple(args) + tuple(kwargs.values()) if kwargs else args)
-        return fn(self, *args, **kwargs, out=self)
-    result = fn(self, *args, **kwargs)
-    _check_inplace(self, result)
-    self._write(result)
-    return self
-
-
-def _check_inplace_broadcast(self, args):
-    others = [a._shape for a in args if isinstance(a, Tensor) and a._shape != self._shape]
-    if others:
-        shape = shapes.broadcast_shapes(self._shape, *others)
-        if tuple(shape) != tuple(self.shape):
-            raise RuntimeError(
-                f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast shape "
-                f"[{', '.join(map(str, shape))}]")
-
-
-def _takes_out(fn) -> bool:
-    code = getattr(fn, "__code__", None)
-    return code is not None and "out" in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
-
-
-def _check_inplace(self, result):
-    if tuple(result.shape) != tuple(self.shape):
-        raise RuntimeError(
-            f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast shape "
-            f"[{', '.join(map(str, result.shape))}]")
-    # As ``out=`` is checked: a float result (and its history) must not land in an integer self.
-    if not can_cast(result.dtype, self.dtype):
-        raise RuntimeError(f"result type {torch_type_name(result.dtype)} can't be cast to the desired output "
-                           f"type {torch_type_name(self.dtype)}")
-
-
 for _name, _fn in METHODS.items():
     # A plain function is already a method; only other callables need the wrapper.
     setattr(Tensor, _name, accepts_numpy_names(_fn) if isinstance(_fn, FunctionType) else _method(_fn))
@@ -234,6 +183,167 @@ Tensor.rot90 = _method(_rot90)
 Tensor.__matmul__ = lambda self, other: _linalg.matmul(self, other)
 Tensor.__rmatmul__ = lambda self, other: _linalg.matmul(other, self)
 Tensor.__imatmul__ = lambda self, other: inplace_apply(self, lambda x, y: _linalg.matmul(x, y), (other,), {})
+
+
+from . import (aliases as _aliases, conjugation as _conjugation, histograms as _histograms,  # noqa: E402
+               matrix_extras as _matrix_extras, number_theory as _number_theory, scatter_views as _scatter_views)
+from ..creation import empty_strided as _empty_strided, tensor as _tensor  # noqa: E402
+for _name in _number_theory.__all__:
+    setattr(Tensor, _name, _method(getattr(_number_theory, _name)))
+for _name in ("positive", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "adjoint",
+              "angle"):
+    setattr(Tensor, _name, _method(getattr(_conjugation, _name)))
+for _name in ("slice_scatter", "select_scatter", "diagonal_scatter", "as_strided_scatter", "split_with_sizes",
+              "narrow_copy"):
+    setattr(Tensor, _name, _method(getattr(_scatter_views, _name)))
+for _name in ("matrix_exp", "cholesky_solve", "cholesky_inverse", "mvlgamma"):
+    setattr(Tensor, _name, _method(getattr(_matrix_extras, _name)))
+Tensor.mvlgamma_ = _inplace(_matrix_extras.mvlgamma, "mvlgamma")
+for _name in ("ravel", "resize_as_", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes", "nonzero_static"):
+    setattr(Tensor, _name, _method(getattr(_aliases, _name)))
+Tensor.histogram = _method(_histograms.histogram)
+for _name in ("cumsum", "cumprod"):
+    setattr(Tensor, _name + "_", _inplace(lambda self, *a, _f=getattr(SC, _name), **k: _f(self, *a, **k), _name))
+# In-place forms of the ops PyTorch also spells another way (greater_ is gt_, arctan2_ is atan2_).
+for _alias, _name in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"),
+                      ("not_equal", "ne"), ("arctan2", "atan2"), ("arccosh", "acosh"), ("arcsinh", "asinh"),
+                      ("arctanh", "atanh")):
+    setattr(Tensor, _alias + "_", getattr(Tensor, _name + "_"))
+for _name in ("bitwise_left_shift", "bitwise_right_shift"):
+    setattr(Tensor, _name + "_", _inplace(getattr(F, _name), _name))
+Tensor.real = property(_conjugation.real, doc="The real part: the tensor itself for real tensors.")
+Tensor.imag = property(_conjugation.imag, doc="The imaginary part, which real tensors lack.")
+Tensor.mH = property(_conjugation.adjoint, doc="The conjugate transpose of the last two dims.")
+Tensor.H = property(lambda self: _matrix_transpose(self), doc="The conjugate transpose of a matrix.")
+Tensor.output_nr = property(lambda self: self._output_nr, doc="The index of this tensor among its grad_fn's outputs.")
+
+
+def _matrix_transpose(self):
+    if self.ndim > 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
+    return self.t()
+
+
+def _is_inference(self) -> bool:
+    """Tensor.is_inference() -> bool: numgrad's tensors made in inference mode are ordinary tensors, so False."""
+    return False
+
+
+def _get_device(self) -> int:
+    """Tensor.get_device() -> int: the accelerator index holding the tensor, -1 for the CPU."""
+    return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+
+def _share_memory_(self):
+    """Tensor.share_memory_() -> Tensor: self; CPU tensors are handed to worker processes by the DataLoader."""
+    return self
+
+
+def _sum_to_size(self, *size):
+    """Tensor.sum_to_size(*size) -> Tensor: sums ``self`` down to ``size``, which must broadcast to self's shape."""
+    size = shapes.parse_size(size, "sum_to_size")
+    lead = self.ndim - len(size)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(size, self.shape[lead:])):
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(self.shape)}}}.")
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size) if s == 1 and self.shape[lead + i] != 1)
+    return self.sum(dims, keepdim=True).reshape(size) if dims else self
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, layout=None,
+                       pin_memory=False):
+    """Tensor.new_empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False) -> Tensor"""
+    return _empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                         requires_grad=requires_grad)
+
+
+def _fill_diagonal_(self, fill_value, wrap: bool = False):
+    """Tensor.fill_diagonal_(fill_value, wrap=False) -> Tensor
+
+    Fills the main diagonal of a matrix (or of an n-D tensor with equal dims) in place; with
+    ``wrap``, the diagonal of a tall matrix restarts N + 1 rows below, as NumPy's does."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    n = self.shape[0]
+    if self.ndim > 2 and any(s != n for s in self.shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if self.ndim == 2:
+        rows, cols = self.shape
+        count = min(rows, cols)
+        if wrap and rows > cols:
+            # Flat positions k * (cols + 1), as in row-major memory.
+            flat = [k * (cols + 1) for k in range(-(-rows * cols // (cols + 1)))]
+            where = ([p // cols for p in flat], [p % cols for p in flat])
+        else:
+            where = (list(range(count)), list(range(count)))
+    else:
+        where = (list(range(n)),) * self.ndim
+    index = tuple(_tensor(w, dtype=dtypes.int64, device=self.device) for w in where)
+    return self.index_put_(index, _tensor(fill_value, dtype=self.dtype, device=self.device))
+
+
+def _apply_(self, callable):
+    """Tensor.apply_(callable) -> Tensor: replaces each element by ``callable(element)``, in place (CPU only)."""
+    _check_cpu(self, "apply_")
+    flat = [callable(v) for v in self.reshape(-1).tolist()]
+    self.copy_(_tensor(flat, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _map_(self, tensor, callable):
+    """Tensor.map_(tensor, callable) -> Tensor: ``self[i] = callable(self[i], tensor[i])`` in place, ``tensor``
+    broadcast to self's shape (CPU only)."""
+    _check_cpu(self, "map_")
+    other = tensor.expand(self.shape).reshape(-1).tolist()
+    flat = [callable(a, b) for a, b in zip(self.reshape(-1).tolist(), other)]
+    self.copy_(_tensor(flat, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _new(self, *args, **kwargs):
+    """Tensor.new(*args) -> Tensor: the legacy constructor in self's dtype and device: an empty
+    tensor, one of the given sizes (uninitialised), self's data of another tensor, or a copy of data."""
+    if kwargs.get("device") is not None and str(kwargs["device"]) != str(self.device):
+        raise RuntimeError(f"Expected device {self.device} but got {kwargs['device']}")
+    if not args:
+        return self.new_empty(0)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        if args[0].dtype is not self.dtype:
+            raise TypeError(f"expected {self.type()} (got {args[0].type()})")
+        return args[0]
+    if all(isinstance(a, int) for a in args) or len(args) == 1 and isinstance(args[0], shapes.Size):
+        return self.new_empty(*args)
+    if len(args) == 1:
+        return self.new_tensor(args[0])
+    raise TypeError("new() received an invalid combination of arguments")
+
+
+def _map2_(self, x, y, callable):
+    """Tensor.map2_(x, y, callable) -> Tensor: ``self[i] = callable(self[i], x[i], y[i])`` in place, ``x`` and
+    ``y`` broadcast to self's shape (CPU only)."""
+    _check_cpu(self, "map2_")
+    xs, ys = (t.expand(self.shape).reshape(-1).tolist() for t in (x, y))
+    flat = [callable(a, b, c) for a, b, c in zip(self.reshape(-1).tolist(), xs, ys)]
+    self.copy_(_tensor(flat, dtype=self.dtype).reshape(self.shape))
+    return self
+
+
+def _dim_order(self, *, ambiguity_check=False):
+    """Tensor.dim_order() -> tuple: the dims from outermost to innermost in memory (by decreasing stride)."""
+    return tuple(sorted(range(self.ndim), key=lambda d: -self.stride(d)))
+
+
+def _check_cpu(self, name):
+    if self.device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+
+
+Tensor.is_inference, Tensor.get_device, Tensor.share_memory_ = _is_inference, _get_device, _share_memory_
+Tensor.sum_to_size, Tensor.new_empty_strided, Tensor.fill_diagonal_ = _sum_to_size, _new_empty_strided, _fill_diagonal_
+Tensor.apply_, Tensor.map_, Tensor.map2_, Tensor.new, Tensor.dim_order = _apply_, _map_, _map2_, _new, _dim_order
+# The functional forms of the in-place aliases bound above (``torch.arccosh_(x)``).
+_ALIASED_INPLACE = ("arccosh_", "arcsinh_", "arctanh_")
+__all__ += list(_ALIASED_INPLACE)
+globals().update({_name: getattr(Tensor, _name) for _name in _ALIASED_INPLACE})
 
 
 # Python operators -----------------------------------------------------------------------------

@@ -427,13 +427,13 @@ def triu(input, diagonal=0, *, out=None):
 
 def tril_(input, diagonal=0):
     """In-place version of :func:`tril`."""
-    from .methods import inplace_apply
+    from .inplace_forms import inplace_apply
     return inplace_apply(input, tril, (diagonal,), {})
 
 
 def triu_(input, diagonal=0):
     """In-place version of :func:`triu`."""
-    from .methods import inplace_apply
+    from .inplace_forms import inplace_apply
     return inplace_apply(input, triu, (diagonal,), {})
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from ..autograd.tape import plain, record_result
-from .kernel_ops import HOST, Call, apply, kernel_op
+from ..autograd.tape import plain, record_result, should_record
+from ..tensor import Tensor
+from .kernel_ops import HOST, Call, _array, apply, kernel_op
 from .registry import primitive
 
 __all__ = ["resample", "nearest_taps", "linear_taps", "cubic_taps", "antialias_taps", "area_taps", "grid_sampler"]
@@ -230,6 +231,20 @@ def _grid_vjp(g, ans, x, grid, mode, padding_mode, align_corners):
                                                 "align_corners": align_corners})
 
 
+def _grid_sample_vjp(g, ans, x, grid, *, needs, mode, padding_mode, align_corners):
+    """Both cotangents from one kernel that plans the taps once; one cotangent, a device without
+    the fused kernel, or a recorded backward (create_graph) take the differentiable rules."""
+    params = {"mode": mode, "padding_mode": padding_mode, "align_corners": align_corners}
+    if all(needs) and x.device.type == "cpu" and x.dtype in (dtypes.float32, dtypes.float64) \
+            and grid.dtype is x.dtype and not should_record((g, x, grid)):
+        from ..backends.cpu.resampling import grid_sample_backward
+        dx, dgrid = Tensor._empty(x.shape, x.dtype, x.device), Tensor._empty(grid.shape, grid.dtype, grid.device)
+        grid_sample_backward(_array(dx), _array(dgrid), _array(g.to(x.dtype)), _array(x), _array(grid), **params)
+        return dx, dgrid
+    return (_input_vjp(g, ans, x, grid, **params) if needs[0] else None,
+            _grid_vjp(g, ans, x, grid, **params) if needs[1] else None)
+
+
 def _input_jvp(t, ans, x, grid, mode, padding_mode, align_corners):
     return apply(_grid_sample_op(x.ndim), (t, grid),
                  {"mode": mode, "padding_mode": padding_mode, "align_corners": align_corners})
@@ -243,7 +258,7 @@ def _grid_tangent(t, ans, x, grid, mode, padding_mode, align_corners):
 def _grid_sample_rules(name, backward_name):
     return kernel_op(name, 2, prepare=_prepare_grid_sample, backward_name=backward_name,
                      kernels={"cpu": "cpu.resampling.grid_sample", "cuda": HOST},
-                     vjp=(_input_vjp, _grid_vjp), jvp=(_input_jvp, _grid_tangent))
+                     vjp_all=_grid_sample_vjp, jvp=(_input_jvp, _grid_tangent))
 
 
 _grid_sample_2d = _grid_sample_rules("grid_sampler_2d", "GridSampler2DBackward0")

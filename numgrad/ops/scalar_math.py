@@ -10,10 +10,11 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 
-def _cpu_specialized(generic, f32, f64):
+def cpu_specialized(generic, f32, f64, inline="never"):
     """A scalar function that runs ``generic`` in Python and on other targets, and compiles to
     ``f32`` or ``f64`` (chosen by the argument's type) in CPU code. All three are plain Python
-    functions that Numba can compile."""
+    functions that Numba can compile. ``inline="always"`` inlines the body into its caller even
+    past LLVM's threshold: a call left in a loop stops its vectorization."""
     def fn(x):
         return generic(x)
 
@@ -21,7 +22,7 @@ def _cpu_specialized(generic, f32, f64):
     def _any_target(x):
         return generic
 
-    @overload(fn, target="cpu")
+    @overload(fn, target="cpu", inline=inline)
     def _cpu(x):
         if x == types.float32:
             return f32
@@ -104,7 +105,7 @@ def _exp_for(parts):
     return exp_
 
 
-_exp = _cpu_specialized(lambda x: math.exp(x), _exp_for(_exp_parts32), _exp_for(_exp_parts64))
+_exp = cpu_specialized(lambda x: math.exp(x), _exp_for(_exp_parts32), _exp_for(_exp_parts64))
 
 
 @register_jitable
@@ -139,7 +140,7 @@ def _tanh32(x):
     return math.copysign(small if a < np.float32(0.625) else big, x)
 
 
-_tanh = _cpu_specialized(lambda x: math.tanh(x), _tanh32, lambda x: math.tanh(x))
+_tanh = cpu_specialized(lambda x: math.tanh(x), _tanh32, lambda x: math.tanh(x))
 
 
 @register_jitable
@@ -180,7 +181,7 @@ def _sigmoid_for(ft, parts):
     return sigmoid_
 
 
-_sigmoid = _cpu_specialized(_sigmoid_generic, _sigmoid_for(np.float32, _exp_parts32),
+_sigmoid = cpu_specialized(_sigmoid_generic, _sigmoid_for(np.float32, _exp_parts32),
                             _sigmoid_for(np.float64, _exp_parts64))
 
 

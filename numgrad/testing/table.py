@@ -1,6 +1,6 @@
 """The op table: every family's rows in one list, and the lookup by row id."""
 from .rows import activations, attention, composites, conv, elementwise, linalg, losses, movement, nn
-from .rows import normalization, recurrent, reductions, sampling, special
+from .rows import namespace, normalization, recurrent, reductions, sampling, special
 
 # Tests are parametrized over the rows in this order: a new row goes at the end of its family's
 # list, and a new family at the end of the table.
@@ -21,6 +21,7 @@ OP_DB: list = [
     *losses.ROWS,
     *recurrent.ROWS,
     *attention.ROWS,
+    *namespace.ROWS,
 ]
 
 

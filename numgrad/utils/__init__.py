@@ -1,2 +1,3 @@
-"""``numgrad.utils``: interchange helpers and data loading, as ``torch.utils``."""
-from . import data, dlpack  # noqa: F401
+"""``numgrad.utils``: activation checkpointing, interchange helpers and data loading, as
+``torch.utils``."""
+from . import checkpoint, data, dlpack  # noqa: F401

@@ -331,4 +331,4 @@ def nll_mask(rows, weights, n_classes, out):
     """out[i, rows[i]] = -weights[i] in a zeroed (N * C) buffer: the (N, C) Jacobian of the
     per-sample losses."""
     for i in range(weights.shape[0]):
-        out[i * n_classes + rows[i]] = -weights[i]
+        out[i * n_classes + rows[i]] = 0.0 - weights[i]  # +0, not -0, for an ignored sample

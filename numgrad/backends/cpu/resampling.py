@@ -177,15 +177,36 @@ def _far_slope(d):
 
 
 @njit(cache=True, error_model="numpy", nogil=True, inline="always")
+def _position(coord, size, align_corners):
+    """The source position of grid coordinate ``coord`` along a dim of ``size``, and d position
+    / d coord."""
+    if align_corners:
+        scale = (size - 1) / 2.0
+        return (coord + 1.0) * scale, scale
+    return ((coord + 1.0) * size - 1.0) / 2.0, size / 2.0
+
+
+@njit(cache=True, error_model="numpy", nogil=True, inline="always")
+def _linear(coord, size, padding, align_corners):
+    """The two linear taps of ``coord``: the first's index, the fraction past it (the second's
+    weight) and d position / d coord through the padding."""
+    pos, scale = _position(coord, size, align_corners)
+    pos, pad_slope = _pad(pos, size, padding, align_corners)
+    base = math.floor(pos)
+    return base, pos - base, scale * pad_slope
+
+
+@njit(cache=True, error_model="numpy", nogil=True, inline="always")
 def _taps(coord, size, mode, padding, align_corners, d, p, index, weight, slope):
     """``index[d, p]``, ``weight[d, p]`` and ``slope[d, p]`` (d weight / d position): the taps of
     grid coordinate ``coord`` along a dim of ``size``. Returns d position / d coord."""
-    if align_corners:
-        scale = (size - 1) / 2.0
-        pos = (coord + 1.0) * scale
-    else:
-        scale = size / 2.0
-        pos = ((coord + 1.0) * size - 1.0) / 2.0
+    if mode == 0:
+        base, frac, chain = _linear(coord, size, padding, align_corners)
+        index[d, p, 0], index[d, p, 1] = _index(base), _index(base + 1.0)
+        weight[d, p, 0], weight[d, p, 1] = 1.0 - frac, frac
+        slope[d, p, 0], slope[d, p, 1] = -1.0, 1.0
+        return chain
+    pos, scale = _position(coord, size, align_corners)
     if mode == 2:
         base = math.floor(pos)
         t = pos - base
@@ -200,15 +221,10 @@ def _taps(coord, size, mode, padding, align_corners, d, p, index, weight, slope)
     pos, pad_slope = _pad(pos, size, padding, align_corners)
     base = math.floor(pos)
     frac = pos - base
-    if mode == 1:
-        if frac > 0.5 or (frac == 0.5 and base % 2.0 != 0.0):
-            base += 1.0
-        index[d, p, 0], weight[d, p, 0], slope[d, p, 0] = _index(base), 1.0, 0.0
-        return 0.0
-    index[d, p, 0], index[d, p, 1] = _index(base), _index(base + 1.0)
-    weight[d, p, 0], weight[d, p, 1] = 1.0 - frac, frac
-    slope[d, p, 0], slope[d, p, 1] = -1.0, 1.0
-    return scale * pad_slope
+    if frac > 0.5 or (frac == 0.5 and base % 2.0 != 0.0):
+        base += 1.0
+    index[d, p, 0], weight[d, p, 0], slope[d, p, 0] = _index(base), 1.0, 0.0
+    return 0.0
 
 
 @njit(cache=True, error_model="numpy", nogil=True, inline="always")
@@ -227,6 +243,38 @@ def _dim_taps(grid, n, size, mode, padding, align_corners, d, index, weight, slo
         _dim_taps_of(grid, n, size, mode, 1, align_corners, d, index, weight, slope, chain)
     else:
         _dim_taps_of(grid, n, size, mode, 2, align_corners, d, index, weight, slope, chain)
+
+
+@njit(cache=True, error_model="numpy", nogil=True, inline="always")
+def _plan_bilinear_of(grid, n, H, W, padding, align_corners, offset, weight, dweight, derivative):
+    for p in range(grid.shape[1]):
+        bx, fx, cx = _linear(grid[n, p, 0], W, padding, align_corners)
+        by, fy, cy = _linear(grid[n, p, 1], H, padding, align_corners)
+        k = 0
+        for b in range(2):
+            # Each tap's index from its own position: one past a position beyond int64 is outside too.
+            y, wy, sy = _index(by + b), fy if b else 1.0 - fy, 1.0 if b else -1.0
+            for e in range(2):
+                x, wx, sx = _index(bx + e), fx if e else 1.0 - fx, 1.0 if e else -1.0
+                inside = 0 <= y < H and 0 <= x < W
+                offset[p, k] = y * W + x if inside else 0
+                weight[p, k] = wy * wx if inside else 0.0
+                if derivative:
+                    dweight[p, k, 0] = wy * sx * cx if inside else 0.0
+                    dweight[p, k, 1] = sy * wx * cy if inside else 0.0
+                k += 1
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _plan_bilinear(grid, n, H, W, padding, align_corners, offset, weight, dweight, derivative):
+    """:func:`_plan` for bilinear sampling at a 2-D grid, in one loop over the points (the
+    common case, planned without the per-dim tap tables); the padding mode gets its own loop."""
+    if padding == 0:
+        _plan_bilinear_of(grid, n, H, W, 0, align_corners, offset, weight, dweight, derivative)
+    elif padding == 1:
+        _plan_bilinear_of(grid, n, H, W, 1, align_corners, offset, weight, dweight, derivative)
+    else:
+        _plan_bilinear_of(grid, n, H, W, 2, align_corners, offset, weight, dweight, derivative)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -278,10 +326,14 @@ def _sample_batch(x, grid, out, n, mode, padding, align_corners, what, other, ta
     C, L, k_dims = x.shape[1], grid.shape[1], grid.shape[2]
     D, H, W = x.shape[2], x.shape[3], x.shape[4]
     offset = np.empty((L, taps), dtype=np.int64)
-    weight = np.empty((L, taps))
+    # Tap weights in the input's type, as PyTorch's kernels hold them: half the traffic for float32.
+    weight = np.empty((L, taps), dtype=x.dtype)
     derivative = what >= 2
     dweight = np.empty((L, taps, 3) if derivative else (0, 0, 3))
-    _plan(grid, n, D, H, W, mode, padding, align_corners, offset, weight, dweight, derivative)
+    if mode == 0 and k_dims == 2:
+        _plan_bilinear(grid, n, H, W, padding, align_corners, offset, weight, dweight, derivative)
+    else:
+        _plan(grid, n, D, H, W, mode, padding, align_corners, offset, weight, dweight, derivative)
     planes = x.reshape((x.shape[0], C, D * H * W))
     if what == 3:
         for p in range(L):
@@ -292,10 +344,33 @@ def _sample_batch(x, grid, out, n, mode, padding, align_corners, what, other, ta
                 weight[p, k] = w
     # 2-D bilinear sampling, the common case, passes its tap count as a constant: the loops over a
     # point's taps then unroll.
-    if taps == 4:
+    if taps == 4 and what != 2:
+        _sweep4(planes, out, other, n, what, offset, weight)
+    elif taps == 4:
         _sweep(planes, out, other, n, what, offset, weight, dweight, 4)
     else:
         _sweep(planes, out, other, n, what, offset, weight, dweight, taps)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _sweep4(planes, out, other, n, what, offset, weight):
+    """:func:`_sweep` for four taps a point (2-D bilinear) and no grid cotangent, unrolled. Channels
+    outside, points inside: one plane and the streamed tap tables stay in cache (a point's taps
+    land anywhere in its plane)."""
+    C, L = planes.shape[1], offset.shape[0]
+    for c in range(C):
+        for p in range(L):
+            o0, o1, o2, o3 = offset[p, 0], offset[p, 1], offset[p, 2], offset[p, 3]
+            w0, w1, w2, w3 = weight[p, 0], weight[p, 1], weight[p, 2], weight[p, 3]
+            if what == 1:
+                g = other[n, c, p]
+                planes[n, c, o0] += w0 * g
+                planes[n, c, o1] += w1 * g
+                planes[n, c, o2] += w2 * g
+                planes[n, c, o3] += w3 * g
+            else:
+                out[n, c, p] = (w0 * planes[n, c, o0] + w1 * planes[n, c, o1] + w2 * planes[n, c, o2]
+                                + w3 * planes[n, c, o3])
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -322,12 +397,19 @@ def _sweep(planes, out, other, n, what, offset, weight, dweight, taps):
                 g = other[n, c, p]
                 for k in range(taps):
                     total[p, k] += g * planes[n, c, offset[p, k]]
-        for p in range(L):
-            for d in range(out.shape[2]):
-                acc = 0.0
-                for k in range(taps):
-                    acc += dweight[p, k, d] * total[p, k]
-                out[n, p, d] = acc
+        _grid_cotangent(dweight, total, out, n, L, taps)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _grid_cotangent(dweight, total, dgrid, n, L, taps):
+    # Each location's grid cotangent: its taps' summed g * value, weighted by the taps'
+    # derivatives in each grid coordinate.
+    for p in range(L):
+        for d in range(dgrid.shape[2]):
+            acc = 0.0
+            for k in range(taps):
+                acc += dweight[p, k, d] * total[p, k]
+            dgrid[n, p, d] = acc
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -342,6 +424,79 @@ def _sample_par(x, grid, out, mode, padding, align_corners, what, other, taps):
         _sample_batch(x, grid, out, n, mode, padding, align_corners, what, other, taps)
 
 
+@njit(cache=True, error_model="numpy", nogil=True)
+def _backward_batch(x, dx, grid, dgrid, g, n, mode, padding, align_corners, taps):
+    """Both cotangents of one batch item from one plan: the input's scattered into ``dx`` and
+    the grid's into ``dgrid`` (N, L, k), from the cotangent ``g`` (N, C, L)."""
+    C, L = x.shape[1], grid.shape[1]
+    D, H, W = x.shape[2], x.shape[3], x.shape[4]
+    offset = np.empty((L, taps), dtype=np.int64)
+    weight = np.empty((L, taps), dtype=x.dtype)
+    dweight = np.empty((L, taps, 3))
+    if mode == 0 and grid.shape[2] == 2:
+        _plan_bilinear(grid, n, H, W, padding, align_corners, offset, weight, dweight, True)
+    else:
+        _plan(grid, n, D, H, W, mode, padding, align_corners, offset, weight, dweight, True)
+    planes = x.reshape((x.shape[0], C, D * H * W))
+    dplanes = dx.reshape((x.shape[0], C, D * H * W))
+    if taps == 4:
+        _sweep_both4(planes, dplanes, g, dgrid, n, offset, weight, dweight)
+    else:
+        _sweep_both(planes, dplanes, g, dgrid, n, offset, weight, dweight, taps)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _sweep_both4(planes, dplanes, g, dgrid, n, offset, weight, dweight):
+    """:func:`_sweep_both` for four taps a point (2-D bilinear), unrolled."""
+    C, L = planes.shape[1], offset.shape[0]
+    total = np.zeros((L, 4))
+    for c in range(C):
+        for p in range(L):
+            o0, o1, o2, o3 = offset[p, 0], offset[p, 1], offset[p, 2], offset[p, 3]
+            w0, w1, w2, w3 = weight[p, 0], weight[p, 1], weight[p, 2], weight[p, 3]
+            gv = g[n, c, p]
+            dplanes[n, c, o0] += w0 * gv
+            dplanes[n, c, o1] += w1 * gv
+            dplanes[n, c, o2] += w2 * gv
+            dplanes[n, c, o3] += w3 * gv
+            total[p, 0] += gv * planes[n, c, o0]
+            total[p, 1] += gv * planes[n, c, o1]
+            total[p, 2] += gv * planes[n, c, o2]
+            total[p, 3] += gv * planes[n, c, o3]
+    for p in range(L):
+        for d in range(dgrid.shape[2]):
+            dgrid[n, p, d] = dweight[p, 0, d] * total[p, 0] + dweight[p, 1, d] * total[p, 1] + \
+                dweight[p, 2, d] * total[p, 2] + dweight[p, 3, d] * total[p, 3]
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _sweep_both(planes, dplanes, g, dgrid, n, offset, weight, dweight, taps):
+    """The input's and the grid's cotangent sums of :func:`_backward_batch`, in one pass over
+    the cotangent and the input."""
+    C, L = planes.shape[1], offset.shape[0]
+    total = np.zeros((L, taps))
+    for c in range(C):
+        for p in range(L):
+            gv = g[n, c, p]
+            for k in range(taps):
+                o = offset[p, k]
+                dplanes[n, c, o] += weight[p, k] * gv
+                total[p, k] += gv * planes[n, c, o]
+    _grid_cotangent(dweight, total, dgrid, n, L, taps)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _backward(x, dx, grid, dgrid, g, mode, padding, align_corners, taps):
+    for n in range(grid.shape[0]):
+        _backward_batch(x, dx, grid, dgrid, g, n, mode, padding, align_corners, taps)
+
+
+@parallel_njit(cache=True, error_model="numpy", nogil=True)
+def _backward_par(x, dx, grid, dgrid, g, mode, padding, align_corners, taps):
+    for n in prange(grid.shape[0]):
+        _backward_batch(x, dx, grid, dgrid, g, n, mode, padding, align_corners, taps)
+
+
 def _volumes(x):
     """(N, C, D, H, W) view of a (N, C, H, W) or (N, C, D, H, W) array."""
     return x.reshape(x.shape[:2] + (1,) * (5 - x.ndim) + x.shape[2:])
@@ -351,11 +506,18 @@ def _points(grid):
     return grid.reshape((grid.shape[0], -1, grid.shape[-1]))
 
 
+def _tap_count(mode, grid):
+    return (4 if mode == 2 else 2 if mode == 0 else 1) ** grid.shape[-1]
+
+
+def _parallel(x, grid, taps) -> bool:
+    return grid.shape[0] > 1 and use_parallel(grid.shape[0] * grid.shape[1] * taps * x.shape[1], PARALLEL_THRESHOLD)
+
+
 def _run(x, grid, out, mode, padding, align_corners, what, other):
     # Batch items write disjoint slices of ``out`` (or of ``x`` when scattering).
-    taps = (4 if mode == 2 else 2 if mode == 0 else 1) ** grid.shape[-1]
-    work = grid.shape[0] * grid.shape[1] * taps * x.shape[1]
-    run = _sample_par if grid.shape[0] > 1 and use_parallel(work, PARALLEL_THRESHOLD) else _sample
+    taps = _tap_count(mode, grid)
+    run = _sample_par if _parallel(x, grid, taps) else _sample
     run(x, grid, out, mode, padding, align_corners, what, other, taps)
 
 
@@ -371,6 +533,18 @@ def grid_sample_input_backward(out, grad, grid, mode, padding_mode, align_corner
     volumes = _volumes(out)
     volumes[...] = 0
     _run(volumes, _points(grid), g, mode, padding_mode, align_corners, 1, g)
+
+
+def grid_sample_backward(input_grad, grid_grad, grad, x, grid, mode, padding_mode, align_corners):
+    """``input_grad`` (the input's shape) and ``grid_grad`` (the grid's shape) = the cotangents
+    of the input and of the grid, from ``grad``, with the taps planned once for both."""
+    g = grad.reshape(grad.shape[:2] + (-1,))
+    volumes = _volumes(input_grad)
+    volumes[...] = 0
+    points = _points(grid)
+    taps = _tap_count(mode, points)
+    run = _backward_par if _parallel(volumes, points, taps) else _backward
+    run(_volumes(x), volumes, points, _points(grid_grad), g, mode, padding_mode, align_corners, taps)
 
 
 def grid_sample_grid_backward(out, grad, x, grid, mode, padding_mode, align_corners):

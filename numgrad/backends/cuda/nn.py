@@ -140,7 +140,7 @@ def nll_mask(rows, weights, n_classes, out):
     '''out[i, rows[i]] = -weights[i] in a zeroed (N * C) buffer, one sample per thread.'''
     i = cuda.grid(1)
     while i < weights.shape[0]:
-        out[i * n_classes + rows[i]] = -weights[i]
+        out[i * n_classes + rows[i]] = 0.0 - weights[i]  # +0, not -0, for an ignored sample
         i += cuda.gridsize(1)
 """
 

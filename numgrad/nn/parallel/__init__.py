@@ -1,11 +1,12 @@
 """numgrad.nn.parallel: the data-parallel wrappers.
 
 numgrad runs a module on one device, so :class:`DataParallel` runs the wrapped module as is;
-:class:`DistributedDataParallel` needs a process group, which ``numgrad.distributed`` does not
-provide yet, and says so when constructed."""
+:class:`DistributedDataParallel` runs one replica per process of a ``numgrad.distributed``
+process group."""
 from __future__ import annotations
 
 from ..modules.module import Module
+from .distributed import DistributedDataParallel
 
 __all__ = ["DataParallel", "DistributedDataParallel"]
 
@@ -25,15 +26,3 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
-
-
-class DistributedDataParallel(Module):
-    """DistributedDataParallel(module, device_ids=None, ...)
-
-    Requires an initialised default process group."""
-
-    def __init__(self, module, device_ids=None, output_device=None, dim: int = 0, broadcast_buffers: bool = True,
-                 process_group=None, bucket_cap_mb=None, find_unused_parameters: bool = False, **kwargs):
-        super().__init__()
-        raise RuntimeError("Default process group has not been initialized, please make sure to call "
-                           "init_process_group.")

@@ -1,8 +1,8 @@
 """Arithmetic: sums, differences, products, quotients, negation, magnitude and sign, each with its
 scalar math, its derivatives and, where the signature is plain, its public function.
 
-add, sub, div, lerp and copysign take more than ``out=`` or check their arguments: their
-functions are in ``functional_elementwise``.
+add, sub, div, lerp, addcmul, addcdiv and copysign take more than ``out=`` or check their
+arguments: their functions are in ``functional_elementwise``.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import math
 from ..functional_elementwise import where
 from ..registry import elementwise
 from .binding import alias, binary, unary
-from .shared import like, scaled_add, zero
+from .shared import like, rounded_lerp, scaled_add, scaled_product_add, scaled_quotient_add, zero
 
 elementwise("add", lambda x, y: x + y, nin=2,
             vjp=(lambda g, ans, x, y: g, lambda g, ans, x, y: g),
@@ -41,12 +41,23 @@ reciprocal = unary(elementwise("reciprocal", lambda x: 1.0 / x, result="float", 
                    "Reciprocal 1/x of each element (floating result).")
 
 
-def _lerp(start, end, weight):
-    return start + weight * (end - start)
-
-
-elementwise("lerp", _lerp, nin=3, result="floating", variants={"ttt": "LerpBackward1"},
+elementwise("lerp", lambda s, e, w: rounded_lerp(s, e, w), nin=3, result="floating",
+            variants={"ttt": "LerpBackward1"},
             d=(lambda ans, s, e, w: 1 - w, lambda ans, s, e, w: w, lambda ans, s, e, w: e - s))
+# addcmul and addcdiv: input + value * t1 (*|/) t2 in one kernel, rounded as PyTorch's (value is
+# a scalar operand, never differentiated).
+elementwise("addcmul", lambda x, a, b, v: scaled_product_add(x, a, b, v), nin=4,
+            backward_name="AddcmulBackward0",
+            vjp=(lambda g, ans, x, a, b, v: g, lambda g, ans, x, a, b, v: g * b * v,
+                 lambda g, ans, x, a, b, v: g * a * v, None),
+            jvp=(lambda t, ans, x, a, b, v: t, lambda t, ans, x, a, b, v: t * b * v,
+                 lambda t, ans, x, a, b, v: t * a * v, None))
+elementwise("addcdiv", lambda x, a, b, v: scaled_quotient_add(x, a, b, v), nin=4, result="float",
+            backward_name="AddcdivBackward0",
+            vjp=(lambda g, ans, x, a, b, v: g, lambda g, ans, x, a, b, v: g * v / b,
+                 lambda g, ans, x, a, b, v: -g * v * a / (b * b), None),
+            jvp=(lambda t, ans, x, a, b, v: t, lambda t, ans, x, a, b, v: t * v / b,
+                 lambda t, ans, x, a, b, v: -t * v * a / (b * b), None))
 
 # ---------------------------------------------------------------------------------- sign
 neg = unary(elementwise("neg", lambda x: -x, bool_ok=False,

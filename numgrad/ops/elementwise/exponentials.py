@@ -13,6 +13,7 @@ from numba.extending import register_jitable
 from .. import scalar_math
 from ..functional_elementwise import pow, pow_backward, sigmoid_backward, where, xlogy
 from ..registry import _tagged, elementwise
+from . import vecmath
 from .binding import binary, unary
 from .shared import exact_power, like, magnitude
 
@@ -97,14 +98,14 @@ exp = unary(elementwise("exp", scalar_math.exp, result="float", d=lambda ans, x:
             "Exponential of each element.")
 exp2 = unary(elementwise("exp2", lambda x: 2.0 ** x, result="float", d=lambda ans, x: ans * _LN2),
              "2 raised to each element.")
-expm1 = unary(elementwise("expm1", lambda x: math.expm1(x), result="float", d=lambda ans, x: ans + 1),
+expm1 = unary(elementwise("expm1", vecmath.expm1, result="float", d=lambda ans, x: ans + 1),
               "exp(x) - 1, accurate for small x.")
 elementwise("ldexp", lambda x, y: x * like(x, 2.0) ** y, nin=2, result="float",
             d=(lambda ans, x, y: exp2(y), lambda ans, x, y: ans * _LN2))
 
 # sigmoid reads its result, and its cotangent is one fused kernel, as PyTorch's
 # sigmoid_backward(g, y) (whose own node names double backward).
-sigmoid = unary(elementwise("sigmoid", scalar_math.sigmoid, result="float",
+sigmoid = unary(elementwise("sigmoid", vecmath.sigmoid, result="float",
                             vjp=(lambda g, ans, x: sigmoid_backward(g, ans),),
                             jvp=(lambda t, ans, x: sigmoid_backward(t, ans),)),
                 "Logistic sigmoid 1 / (1 + exp(-x)) of each element, computed without overflow.")
@@ -117,11 +118,10 @@ elementwise("sigmoid_backward", lambda g, y: g * (like(y, 1.0) - y) * y, nin=2, 
 
 
 # ---------------------------------------------------------------------------------- logarithms
-log = unary(elementwise("log", lambda x: math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan),
-                        result="float", d=lambda ans, x: 1 / x),
+log = unary(elementwise("log", vecmath.log, result="float", d=lambda ans, x: 1 / x),
             "Natural logarithm of each element.")
-log1p = unary(elementwise("log1p", lambda x: math.log1p(x) if x > -1 else (-math.inf if x == -1 else math.nan),
-                          result="float", d=lambda ans, x: 1 / (x + 1), backward_name="Log1PBackward0"),
+log1p = unary(elementwise("log1p", vecmath.log1p, result="float", d=lambda ans, x: 1 / (x + 1),
+                          backward_name="Log1PBackward0"),
               "log(1 + x), accurate for small x.")
 log2 = unary(elementwise("log2", lambda x: math.log2(x) if x > 0 else (-math.inf if x == 0 else math.nan),
                          result="float", d=lambda ans, x: 1 / (x * _LN2)),

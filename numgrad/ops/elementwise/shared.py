@@ -55,6 +55,57 @@ def _scaled_add_typed(x, y, a):
     return lambda x, y, a: x + a * y
 
 
+def rounded_lerp(s, e, w):
+    """``s + w * (e - s)`` as PyTorch's lerp computes it: from ``s`` for weights under 0.5 in
+    magnitude, from ``e`` otherwise, and for floats each a fused multiply-add (one rounding)."""
+    if magnitude(w) < 0.5:
+        return s + w * (e - s)
+    return e - (e - s) * (1 - w)
+
+
+@overload(rounded_lerp)
+def _rounded_lerp_typed(s, e, w):
+    if isinstance(s, types.Float):
+        ty = s
+
+        def lerp(s, e, w):
+            w = ty(w)
+            diff = e - s
+            if magnitude(w) < 0.5:
+                return _fused_multiply_add(w, diff, s)
+            return _fused_multiply_add(-diff, ty(1) - w, e)
+        return lerp
+    return lambda s, e, w: s + w * (e - s)
+
+
+def scaled_product_add(x, a, b, v):
+    """``x + v * a * b`` as PyTorch's addcmul computes it: for floats, ``v * a`` rounded in
+    ``x``'s type, then one rounding of ``(v * a) * b + x`` (a fused multiply-add)."""
+    return x + v * a * b
+
+
+@overload(scaled_product_add)
+def _scaled_product_add_typed(x, a, b, v):
+    if isinstance(x, types.Float):
+        ty = x
+        return lambda x, a, b, v: _fused_multiply_add(ty(v) * a, b, x)
+    return lambda x, a, b, v: x + v * a * b
+
+
+def scaled_quotient_add(x, a, b, v):
+    """``x + v * a / b`` rounded as PyTorch's addcdiv: ``v * a`` in ``x``'s type, divided by
+    ``b``, then added to ``x``, three roundings."""
+    return x + v * a / b
+
+
+@overload(scaled_quotient_add)
+def _scaled_quotient_add_typed(x, a, b, v):
+    if isinstance(x, types.Float):
+        ty = x
+        return lambda x, a, b, v: x + ty(v) * a / b
+    return lambda x, a, b, v: x + v * a / b
+
+
 def exact_power(x, y):
     """``x ** y``, with the exponents PyTorch computes by products, quotients and roots (3, -1,
     -2, 0.5, -0.5) rounded as PyTorch rounds them for floats."""

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import special_math
 from ..functional_elementwise import polygamma, special_i1, where
 from ..registry import elementwise, not_implemented
@@ -46,12 +48,16 @@ elementwise("polygamma", special_math.polygamma, nin=2, result="float",
 # ---------------------------------------------------------------------------------- Bessel
 i0 = unary(elementwise("i0", special_math.i0, result="float", d=lambda ans, x: special_i1(x)),
            "Modified Bessel function of the first kind, order 0.")
-# i1'(x) = i0(x) - i1(x) / x, 1/2 at 0.
-elementwise("special_i1", special_math.i1, result="float",
-            d=lambda ans, x: where(x == 0, 0.5, i0(x) - ans / x))
 
 
+def _i1_derivative(ans, x):
+    # i1'(x) = i0(x) - i1(x) / x, which tends to 1/2 at 0; below the smallest normal number
+    # i1(x) ~ x / 2 has lost its digits, so the limit is used there.
+    tiny = float(np.finfo(x.dtype.numpy).tiny)
+    return where(x.abs() < tiny, 0.5, i0(x) - ans / x)
 
+
+elementwise("special_i1", special_math.i1, result="float", d=_i1_derivative)
 
 # ---------------------------------------------------------------------------------- sinc, logit, step
 # sinc'(x) = (cos(pi x) - sinc(x)) / x, 0 at 0.

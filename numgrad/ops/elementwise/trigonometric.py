@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from .. import scalar_math
 from ..functional_elementwise import tanh_backward, where
 from ..registry import elementwise
+from . import vecmath
 from .binding import alias, binary, unary
 from .exponentials import rsqrt
 from .shared import like
@@ -52,7 +52,7 @@ cosh = unary(elementwise("cosh", lambda x: math.cosh(x), result="float", d=lambd
              "Hyperbolic cosine of each element.")
 # tanh reads its result, and its cotangent is one fused kernel, as PyTorch's tanh_backward(g, y)
 # (whose own node names double backward).
-tanh = unary(elementwise("tanh", scalar_math.tanh, result="float",
+tanh = unary(elementwise("tanh", vecmath.tanh, result="float",
                          vjp=(lambda g, ans, x: tanh_backward(g, ans),),
                          jvp=(lambda t, ans, x: tanh_backward(t, ans),)),
              "Hyperbolic tangent of each element.")
