@@ -143,6 +143,21 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op: bool = False
                finish, async_op, timeout, [tensor])
 
 
+def _rooted_list(pg, root, tensors, tensor, op, arg, role):
+    """Whether this rank is the root of ``op``; the list ``arg`` must be given there alone, one
+    tensor per rank of ``tensor``'s kind."""
+    here = pg.rank() == root
+    if here and not tensors:
+        raise ValueError(f"Argument ``{arg}`` must be specified on {role} rank.")
+    if not here and tensors:
+        raise ValueError(f"Argument ``{arg}`` must NOT be specified on non-{role} ranks.")
+    if here:
+        if len(tensors) != pg.size():
+            raise ValueError(f"{op}: {arg} has {len(tensors)} tensors, expected {pg.size()}")
+        _same_kind(tensors, tensor, op)
+    return here
+
+
 def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = False, group_dst=None, *,
            timeout=None):
     """Collect every rank's ``tensor`` into ``gather_list`` on rank ``dst``."""
@@ -151,15 +166,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op: bool = Fals
         return None
     root = peer(pg, dst, group_dst, "dst")
     arr, _ = contiguous_array(tensor)
-    here = pg.rank() == root
-    if here and not gather_list:
-        raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    if not here and gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
-    if here:
-        if len(gather_list) != pg.size():
-            raise ValueError(f"gather: gather_list has {len(gather_list)} tensors, expected {pg.size()}")
-        _same_kind(gather_list, tensor, "gather")
+    here = _rooted_list(pg, root, gather_list, tensor, "gather", "gather_list", "destination")
     check_match(pg, "gather", arr.size, arr.dtype, root)
     every = np.empty((pg.size(), arr.size), dtype=arr.dtype) if here else None
     comm = pg._comm
@@ -180,16 +187,9 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op: bool = Fa
         return None
     root = peer(pg, src, group_src, "src")
     arr, view = contiguous_array(tensor)
-    here = pg.rank() == root
-    if here and not scatter_list:
-        raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-    if not here and scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
+    here = _rooted_list(pg, root, scatter_list, tensor, "scatter", "scatter_list", "source")
     pieces = None
     if here:
-        if len(scatter_list) != pg.size():
-            raise ValueError(f"scatter: scatter_list has {len(scatter_list)} tensors, expected {pg.size()}")
-        _same_kind(scatter_list, tensor, "scatter")
         pieces = np.empty((pg.size(), arr.size), dtype=arr.dtype)
         for row, t in zip(pieces, scatter_list):
             piece, _ = contiguous_array(t, "scatter_list entry")

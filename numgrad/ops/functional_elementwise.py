@@ -272,7 +272,9 @@ def clamp_max(input, max, *, out=None):
 def _check_bounds_fit(input, bounds):
     # PyTorch converts a number bound to the result's type, refusing one the type cannot hold.
     for b in bounds:
-        if b.__class__ in (int, float) and isinstance(input, Tensor):
+        # Every float type holds a number within float16's range: only the rest need the check.
+        if b.__class__ in (int, float) and isinstance(input, Tensor) and (
+                not input.dtype.is_floating_point or not -65504.0 <= b <= 65504.0):
             dtypes.check_fill_value(b, dtypes.result_type(input, b))
 
 
