@@ -78,6 +78,8 @@ from .utils.dlpack import from_dlpack
 from . import linalg
 from . import special
 from . import func
+from . import batched as _batched
+from .batched import vmap
 from . import version
 from .ops.nn import softmax, log_softmax
 from .serialization import save, load
@@ -216,6 +218,7 @@ def __getattr__(name: str):
             value = getattr(_sys.modules[__name__ + ".nn.functional.toplevel"], name)
         else:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = _batched.intercept("torch." + name, value)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -232,3 +235,6 @@ else:
                                           rrelu, rrelu_)
     # The activations PyTorch also binds as Tensor methods.
     Tensor.hardshrink, Tensor.prelu = hardshrink, prelu
+
+# Every public function, routed by its batching rule inside vmap.
+_batched.intercept_namespace(globals(), "torch", [_name for _name in list(globals()) if not _name.startswith("_")])

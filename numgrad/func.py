@@ -11,9 +11,14 @@ from .autograd import forward_ad as fwAD
 from .autograd import grad_mode
 from .autograd.engine import grad as _autograd_grad
 from .autograd.functional import _jacobian_batched
+from .batched import transforms as _under_vmap
+from .batched.api import vmap
+from .batched.dispatch import per_sample_call as _per_sample_call, top_level as _batched_level
+from .batched.pytree import tree_flatten, tree_unflatten
+from .batched.tensor import levels as _vmap_levels
 from .ops.movement import stack
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call",
+__all__ = ["vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call",
            "stack_module_state"]
 
 
@@ -65,29 +70,69 @@ def grad_and_value(func: Callable, argnums: Union[int, tuple] = 0, has_aux: bool
     """Like :func:`grad`, but the new function returns ``(gradient, value)`` (``(gradient,
     (value, aux))`` with ``has_aux``)."""
     def wrapper(*args, **kwargs):
-        nums = _argnums_tuple(argnums, len(args))
-        nested = _nested(args)
-        with grad_mode.enable_grad():
-            args = list(args)
-            for a in nums:
-                args[a] = _track(args[a])
-            out, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value")
-            if not _is_tensor(out):
-                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
-                                   f"{type(out)}")
-            if out.ndim != 0:
-                raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, "
-                                   f"got tensor with {out.ndim} dims. Maybe you wanted to use the vjp or "
-                                   "jacrev APIs instead?")
-            wrt = [args[a] for a in nums]
-            grads = _autograd_grad(out, wrt, create_graph=nested, allow_unused=True,
-                                   materialize_grads=True) if out._requires_grad else \
-                tuple(w.detach() * 0 for w in wrt)
-        if not nested:
-            out = out.detach()
-        g = grads[0] if isinstance(argnums, int) else tuple(grads)
-        return g, ((out, aux) if has_aux else out)
+        flat_func, args, nums, regroup = _flat_arguments(func, args, _argnums_tuple(argnums, len(args)))
+        grads, out, aux = _grad_and_value(flat_func, nums, has_aux, args, kwargs)
+        g = regroup(grads)
+        return (g[0] if isinstance(argnums, int) else g), ((out, aux) if has_aux else out)
     return wrapper
+
+
+def _flat_arguments(func, args, nums):
+    """The differentiated arguments' tensors, each a positional argument of its own: ``(flat
+    function, flat arguments, their positions, regroup)``; regroup turns the gradients of the
+    flat arguments back into one nested container per differentiated argument."""
+    if all(_is_tensor(args[a]) for a in nums):
+        return func, args, nums, tuple
+    layout, flat, flat_nums = [], [], []
+    for i, a in enumerate(args):
+        if i in nums:
+            leaves, spec = tree_flatten(a)
+            flat_nums.extend(range(len(flat), len(flat) + len(leaves)))
+            layout.append((len(leaves), spec))
+            flat.extend(leaves)
+        else:
+            layout.append((1, None))
+            flat.append(a)
+
+    def flat_func(*flat_args, **kwargs):
+        rebuilt, k = [], 0
+        for n, spec in layout:
+            rebuilt.append(flat_args[k] if spec is None else tree_unflatten(flat_args[k:k + n], spec))
+            k += n
+        return func(*rebuilt, **kwargs)
+
+    def regroup(grads):
+        grouped, k = [], 0
+        for i in nums:
+            n, spec = layout[i]
+            grouped.append(tree_unflatten(list(grads[k:k + n]), spec))
+            k += n
+        return tuple(grouped)
+    return flat_func, flat, tuple(flat_nums), regroup
+
+
+def _grad_and_value(func, nums, has_aux, args, kwargs):
+    """Gradients of scalar ``func`` with respect to the tensors ``args[nums]``, its value, its aux."""
+    if _vmap_levels:
+        return _under_vmap.grad_and_value(func, nums, has_aux, args, kwargs, _split_aux)
+    nested = _nested(args)
+    with grad_mode.enable_grad():
+        args = list(args)
+        for a in nums:
+            args[a] = _track(args[a])
+        out, aux = _split_aux(func(*args, **kwargs), has_aux, "grad_and_value")
+        if not _is_tensor(out):
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                               f"{type(out)}")
+        if out.ndim != 0:
+            raise RuntimeError("grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, "
+                               f"got tensor with {out.ndim} dims. Maybe you wanted to use the vjp or "
+                               "jacrev APIs instead?")
+        wrt = [args[a] for a in nums]
+        grads = _autograd_grad(out, wrt, create_graph=nested, allow_unused=True,
+                               materialize_grads=True) if out._requires_grad else \
+            tuple(w.detach() * 0 for w in wrt)
+    return tuple(grads), (out if nested else out.detach()), aux
 
 
 def grad(func: Callable, argnums: Union[int, tuple] = 0, has_aux: bool = False) -> Callable:
@@ -109,6 +154,9 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
 
     ``vjp_fn`` may be called many times (the graph is retained).
     """
+    if _vmap_levels:
+        out, vjp_fn, aux = _under_vmap.vjp(func, primals, has_aux, _split_aux)
+        return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
     nested = _nested(primals)
     with grad_mode.enable_grad():
         tracked = [_track(p) for p in primals]
@@ -116,10 +164,10 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     outs = out if isinstance(out, tuple) else (out,)
 
     def vjp_fn(cotangents):
-        cts = cotangents if isinstance(cotangents, tuple) else (cotangents,)
-        if len(cts) != len(outs):
-            raise RuntimeError(f"Expected pytree structure of cotangents to be the same as pytree structure of "
-                               f"outputs to the function, got {len(cts)} cotangents for {len(outs)} outputs")
+        cts = _under_vmap.cotangents_of(cotangents, outs)
+        if _vmap_levels and _batched_level(cts, {}):
+            # Cotangents batched by a vmap around this call: one backward pass per sample.
+            return _per_sample_call(vjp_fn, (cotangents,), _batched_level(cts, {}))
         with grad_mode.enable_grad():
             pairs = [(o, c) for o, c in zip(outs, cts) if o._requires_grad]
             if not pairs:
@@ -140,6 +188,9 @@ def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False
     if not isinstance(tangents, tuple) or len(tangents) != len(primals):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
                            "structure. For example, if primals is a tuple of 3 tensors, tangents also must be.")
+    if _vmap_levels:
+        prim, tans, aux = _under_vmap.jvp(func, primals, tangents, has_aux, _split_aux)
+        return (prim, tans, aux) if has_aux else (prim, tans)
     from .creation import zeros_like
     with fwAD.dual_level():
         duals = [fwAD.make_dual(p, t) for p, t in zip(primals, tangents)]
@@ -165,6 +216,8 @@ def jacrev(func: Callable, argnums: Union[int, tuple] = 0, *, has_aux: bool = Fa
     every direction at once through a batched pass."""
     def wrapper(*args):
         nums = _argnums_tuple(argnums, len(args))
+        if _vmap_levels:
+            return _jacobian_under_vmap(func, argnums, nums, has_aux, args)
         nested = _nested(args)
         with grad_mode.enable_grad():
             args = list(args)
@@ -182,6 +235,12 @@ def jacrev(func: Callable, argnums: Union[int, tuple] = 0, *, has_aux: bool = Fa
         res = _assemble(isinstance(out, tuple), jac, argnums)
         return (res, aux) if has_aux else res
     return wrapper
+
+
+def _jacobian_under_vmap(func, argnums, nums, has_aux, args):
+    is_tuple, jac, aux = _under_vmap.jacobian(func, nums, has_aux, args, _split_aux)
+    res = _assemble(is_tuple, jac, argnums)
+    return (res, aux) if has_aux else res
 
 
 def _rows_by_reverse(out, wrt, nested):
@@ -217,6 +276,8 @@ def jacfwd(func: Callable, argnums: Union[int, tuple] = 0, *, has_aux: bool = Fa
     direction pushed through ``func`` in one batched pass."""
     def wrapper(*args):
         nums = _argnums_tuple(argnums, len(args))
+        if _vmap_levels:
+            return _jacobian_under_vmap(func, argnums, nums, has_aux, args)
         box = {}
 
         def restricted(*xs):

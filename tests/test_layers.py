@@ -28,7 +28,7 @@ LAYERS = [
               "numgrad.autograd.copyslices", "numgrad.autograd.variable"]),
     ("ops", ["numgrad.ops", "numgrad.creation", "numgrad.random", "numgrad.printing", "numgrad.legacy",
              "numgrad.linalg", "numgrad.special", "numgrad.cuda"]),
-    ("engine", ["numgrad.autograd", "numgrad.func"]),
+    ("engine", ["numgrad.autograd", "numgrad.func", "numgrad.batched"]),
     ("library", ["numgrad.nn", "numgrad.optim", "numgrad.utils", "numgrad.serialization", "numgrad.testing",
                  "numgrad"]),
 ]

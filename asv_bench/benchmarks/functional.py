@@ -93,3 +93,38 @@ class HessianVectorProduct:
 
     def time_hvp(self, library):
         self.hvp(self.fn, self.x, self.v)
+
+
+def _mlp_loss(lib, F):
+    def loss(params, x, y):
+        w1, b1, w2, b2 = params
+        h = F.relu(F.linear(x, w1, b1))
+        return F.cross_entropy(F.linear(h, w2, b2), y)
+    return loss
+
+
+class PerSampleGradients:
+    """Per-sample gradients of a 784-128-10 MLP over a batch of 64: vmap(grad(loss))."""
+
+    params = ["numgrad", "torch"]
+    param_names = ["library"]
+
+    def setup(self, library):
+        rng = np.random.default_rng(0)
+        arrays = [rng.standard_normal((128, 784)) * 0.03, np.zeros(128), rng.standard_normal((10, 128)) * 0.08,
+                  np.zeros(10)]
+        x = rng.standard_normal((64, 784))
+        y = rng.integers(0, 10, 64)
+        if library == "torch":
+            if torch is None:
+                raise NotImplementedError("torch is not installed")
+            lib, func, F = torch, torch.func, torch.nn.functional
+        else:
+            lib, func, F = numgrad, numgrad.func, numgrad.nn.functional
+        self.params = tuple(lib.tensor(a, dtype=lib.float32) for a in arrays)
+        self.x, self.y = lib.tensor(x, dtype=lib.float32), lib.tensor(y)
+        self.per_sample = func.vmap(func.grad(_mlp_loss(lib, F)), in_dims=(None, 0, 0))
+        self.time_per_sample_gradients(library)
+
+    def time_per_sample_gradients(self, library):
+        self.per_sample(self.params, self.x, self.y)

@@ -80,9 +80,13 @@ def _stack(x, batch):
     """``x`` (…, R, C) as a 3-D C-contiguous array of its own matrices, a transpose flag, and the
     index of the matrix that each of the ``batch`` output matrices reads (broadcasting)."""
     r, c = x._shape[-2], x._shape[-1]
-    own = (1,) * (len(batch) - (x.ndim - 2)) + tuple(x._shape[:-2])
-    nb = shapes.prod(own)
     v = x._np_view()
+    # A batch dim of stride 0 (an expanded operand) holds one matrix: kept as a size-1 dim that
+    # the index broadcasts, never copied out once per batch entry.
+    if any(s == 0 for s in v.strides[:-2]):
+        v = v[tuple(slice(0, 1) if s == 0 else slice(None) for s in v.strides[:-2])]
+    own = (1,) * (len(batch) - (x.ndim - 2)) + tuple(v.shape[:-2])
+    nb = shapes.prod(own)
     if v.dtype == _F16:
         v = v.astype(_F32)
     if v.flags.c_contiguous:
@@ -90,9 +94,7 @@ def _stack(x, batch):
     elif v.swapaxes(-1, -2).flags.c_contiguous:
         arr, trans = v.swapaxes(-1, -2).reshape(nb, c, r), True
     else:
-        arr, trans = x.detach().contiguous()._np_view().reshape(nb, r, c), False
-        if arr.dtype == _F16:
-            arr = arr.astype(_F32)
+        arr, trans = np.ascontiguousarray(v).reshape(nb, r, c), False
     if nb == 1:
         idx = np.zeros(max(shapes.prod(batch), 1), dtype=np.int64)
     elif nb == shapes.prod(batch):

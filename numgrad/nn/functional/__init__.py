@@ -18,9 +18,13 @@ from .padding import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .ranking_loss import *  # noqa: F401,F403
 from .sampling import *  # noqa: F401,F403
+from ...batched import intercept_namespace
 from ...ops import pooling as _pooling
 from ...ops.pooling import *  # noqa: F401,F403
 
 __all__ = (_activation.__all__ + _attention.__all__ + _common.__all__ + _conv.__all__ + _conv_transpose.__all__
            + _ctc.__all__ + _distance.__all__ + _loss.__all__ + _normalization.__all__ + _padding.__all__
            + _functional_pooling.__all__ + _ranking_loss.__all__ + _sampling.__all__ + _pooling.__all__)
+
+# Inside vmap, each function runs by its batching rule.
+intercept_namespace(globals(), "F", __all__)

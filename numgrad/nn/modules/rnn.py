@@ -17,14 +17,21 @@ import warnings
 from ... import creation
 from ...autograd import grad_mode, tape
 from ...autograd.engine import grad as _grad
+from ...batched import intercept
 from ...ops import recurrent as _R
-from ...ops.linalg import addmm as _addmm
+from ...ops.linalg import addmm
 from ...ops.movement import cat as _cat, stack as _stack
 from ...ops.registry import primitive
 from .. import functional as F, init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
+
+# The steps of the cells, run by their batching rules inside vmap.
+_addmm = intercept("torch.addmm", addmm)
+_rnn_update = intercept("recurrent.rnn_update", _R.rnn_update)
+_lstm_update = intercept("recurrent.lstm_update", _R.lstm_update)
+_gru_update = intercept("recurrent.gru_update", _R.gru_update)
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -46,12 +53,12 @@ def _step(mode, x, state, w_hh_t, b_hh, w_hr):
     every bias but a GRU's ``b_hh``) and the states before, composed of numgrad ops."""
     h = state[0]
     if mode == "LSTM":
-        h, c = _R.lstm_update(_addmm(x, h, w_hh_t), state[1])
+        h, c = _lstm_update(_addmm(x, h, w_hh_t), state[1])
         return (h.matmul(w_hr.t()) if w_hr is not None else h), c
     if mode == "GRU":
         hgates = _addmm(b_hh, h, w_hh_t) if b_hh is not None else h.matmul(w_hh_t)
-        return (_R.gru_update(x, hgates, h),)
-    return (_R.rnn_update(_addmm(x, h, w_hh_t), "tanh" if mode == "RNN_TANH" else "relu"),)
+        return (_gru_update(x, hgates, h),)
+    return (_rnn_update(_addmm(x, h, w_hh_t), "tanh" if mode == "RNN_TANH" else "relu"),)
 
 
 def _composite(mode, xgates, batch_sizes, initial, w_hh, b_hh, w_hr, reverse):
@@ -544,7 +551,7 @@ class RNNCell(RNNCellBase):
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
         pre = _project(input, self.weight_ih, self.bias_ih) + _project(h, self.weight_hh, self.bias_hh)
-        h = _R.rnn_update(pre, self.nonlinearity)
+        h = _rnn_update(pre, self.nonlinearity)
         return h if batched else h.squeeze(0)
 
 
@@ -562,7 +569,7 @@ class LSTMCell(RNNCellBase):
             zeros = self._zeros(input)
             states = (zeros, zeros)
         gates = _project(input, self.weight_ih, self.bias_ih) + _project(states[0], self.weight_hh, self.bias_hh)
-        h, c = _R.lstm_update(gates, states[1])
+        h, c = _lstm_update(gates, states[1])
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -577,6 +584,10 @@ class GRUCell(RNNCellBase):
     def forward(self, input, hx=None):
         input, states, batched = self._prepare(input, None if hx is None else (hx,), "GRUCell")
         h = self._zeros(input) if states is None else states[0]
-        h = _R.gru_update(_project(input, self.weight_ih, self.bias_ih),
+        h = _gru_update(_project(input, self.weight_ih, self.bias_ih),
                           _project(h, self.weight_hh, self.bias_hh), h)
         return h if batched else h.squeeze(0)
+
+
+# Inside vmap, a recurrent layer runs once per sample (its scans take plain tensors).
+RNNBase._forward = intercept("nn.RNNBase._forward", RNNBase._forward)
