@@ -15,7 +15,7 @@ from .batched import transforms as _under_vmap
 from .batched.api import vmap
 from .batched.dispatch import per_sample_call as _per_sample_call, top_level as _batched_level
 from .batched.pytree import tree_flatten, tree_unflatten
-from .batched.tensor import levels as _vmap_levels
+from .batched.tensor import running as _vmap
 from .ops.movement import stack
 
 __all__ = ["vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call",
@@ -113,7 +113,7 @@ def _flat_arguments(func, args, nums):
 
 def _grad_and_value(func, nums, has_aux, args, kwargs):
     """Gradients of scalar ``func`` with respect to the tensors ``args[nums]``, its value, its aux."""
-    if _vmap_levels:
+    if _vmap.levels:
         return _under_vmap.grad_and_value(func, nums, has_aux, args, kwargs, _split_aux)
     nested = _nested(args)
     with grad_mode.enable_grad():
@@ -154,7 +154,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
 
     ``vjp_fn`` may be called many times (the graph is retained).
     """
-    if _vmap_levels:
+    if _vmap.levels:
         out, vjp_fn, aux = _under_vmap.vjp(func, primals, has_aux, _split_aux)
         return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
     nested = _nested(primals)
@@ -165,7 +165,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
 
     def vjp_fn(cotangents):
         cts = _under_vmap.cotangents_of(cotangents, outs)
-        if _vmap_levels and _batched_level(cts, {}):
+        if _vmap.levels and _batched_level(cts, {}):
             # Cotangents batched by a vmap around this call: one backward pass per sample.
             return _per_sample_call(vjp_fn, (cotangents,), _batched_level(cts, {}))
         with grad_mode.enable_grad():
@@ -188,7 +188,7 @@ def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False
     if not isinstance(tangents, tuple) or len(tangents) != len(primals):
         raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
                            "structure. For example, if primals is a tuple of 3 tensors, tangents also must be.")
-    if _vmap_levels:
+    if _vmap.levels:
         prim, tans, aux = _under_vmap.jvp(func, primals, tangents, has_aux, _split_aux)
         return (prim, tans, aux) if has_aux else (prim, tans)
     from .creation import zeros_like
@@ -216,7 +216,7 @@ def jacrev(func: Callable, argnums: Union[int, tuple] = 0, *, has_aux: bool = Fa
     every direction at once through a batched pass."""
     def wrapper(*args):
         nums = _argnums_tuple(argnums, len(args))
-        if _vmap_levels:
+        if _vmap.levels:
             return _jacobian_under_vmap(func, argnums, nums, has_aux, args)
         nested = _nested(args)
         with grad_mode.enable_grad():
@@ -276,7 +276,7 @@ def jacfwd(func: Callable, argnums: Union[int, tuple] = 0, *, has_aux: bool = Fa
     direction pushed through ``func`` in one batched pass."""
     def wrapper(*args):
         nums = _argnums_tuple(argnums, len(args))
-        if _vmap_levels:
+        if _vmap.levels:
             return _jacobian_under_vmap(func, argnums, nums, has_aux, args)
         box = {}
 

@@ -247,6 +247,11 @@ REDUCTIONS = [
          [(3, 4, 5)]),
     Case("norm", lambda T, x: (T.norm(x), T.norm(x, dim=1), T.norm(x, p=1)), [(3, 4, 5)]),
     Case("kthvalue_nansum", lambda T, x: (T.kthvalue(x, 2, 1), x.nansum(0), x.msort()), [(3, 4, 5)]),
+    Case("quantile", lambda T, x: (T.quantile(x, 0.3), T.quantile(x, 0.5, keepdim=True),
+                                   T.quantile(x, T.tensor([0.2, 0.7], dtype=x.dtype), dim=1, keepdim=True),
+                                   x.nanquantile(0.25, dim=-1)), [(3, 4, 5)]),
+    Case("kron_repeat_interleave", lambda T, x: (T.kron(x, T.ones(2, 3, dtype=x.dtype)), T.repeat_interleave(x, 2),
+                                                 x.repeat_interleave(2, dim=1)), [(3, 4, 5)]),
 ] + [Case(name, fn, [(3, 4, 5)])
      for name, fn in [
          ("method_sort_dim", lambda T, x: (x.sort(0), x.sort(dim=0))),

@@ -1,6 +1,7 @@
 """numgrad.vmap against torch.func.vmap for nn: layers and losses under vmap, numgrad.func's
 transforms inside and around vmap (per-sample gradients, Jacobians, ensembles), randomness
 modes and the per-sample fallback."""
+import threading
 import warnings
 
 import numpy as np
@@ -420,22 +421,22 @@ def test_randomness_invalid_string():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_per_sample_fallback_warns_once_and_matches_torch(dtype):
-    a, b = draw(dtype, (3, 2, 2), (2, 3))
+    (a,) = draw(dtype, (3, 4))
     saved = set(dispatch.fallback_keys)
-    dispatch.fallback_keys.discard("torch.kron")
+    dispatch.fallback_keys.discard("torch.vander")
     try:
-        with pytest.warns(UserWarning, match="kron"):
-            got = numgrad.vmap(numgrad.kron, in_dims=(0, None))(numgrad.tensor(a), numgrad.tensor(b))
-        assert "torch.kron" in dispatch.fallback_keys
+        with pytest.warns(UserWarning, match="vander"):
+            got = numgrad.vmap(numgrad.vander)(numgrad.tensor(a))
+        assert "torch.vander" in dispatch.fallback_keys
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # once per function
-            numgrad.vmap(numgrad.kron, in_dims=(0, None))(numgrad.tensor(a), numgrad.tensor(b))
+            numgrad.vmap(numgrad.vander)(numgrad.tensor(a))
     finally:
         dispatch.fallback_keys.clear()
         dispatch.fallback_keys.update(saved)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        want = torch.func.vmap(torch.kron, in_dims=(0, None))(torch.from_numpy(a), torch.from_numpy(b))
+        want = torch.func.vmap(torch.vander)(torch.from_numpy(a))
     assert_same(got, want, dtype)
 
 
@@ -477,3 +478,21 @@ def test_recurrent_layers_run_once_per_sample(layer):
         out = numgrad.vmap(module)(x)
     loop = [module(x[i]) for i in range(5)]
     assert_close(out[0], numgrad.stack([r[0] for r in loop]))
+
+
+def test_a_vmap_in_one_thread_leaves_other_threads_alone():
+    started, release = threading.Event(), threading.Event()
+
+    def sample_fn(x):
+        started.set()
+        release.wait(10)
+        return x * 2
+    worker = threading.Thread(target=lambda: numgrad.vmap(sample_fn)(numgrad.ones(3, 2)))
+    worker.start()
+    started.wait(10)
+    try:
+        assert numgrad.rand(2).shape == (2,)  # the other thread's randomness='error' is not ours
+        assert numgrad.func.grad(lambda v: (v * v).sum())(numgrad.ones(2)).tolist() == [2.0, 2.0]
+    finally:
+        release.set()
+        worker.join()

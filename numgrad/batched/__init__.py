@@ -6,9 +6,9 @@ from .. import linalg as _linalg, special as _special
 from . import table as _table
 from .api import vmap
 from .dispatch import fallback_keys, intercept, intercept_namespace
-from .tensor import BatchedTensor, levels
+from .tensor import BatchedTensor, running
 
-__all__ = ["vmap", "BatchedTensor", "intercept", "intercept_namespace", "fallback_keys", "levels"]
+__all__ = ["vmap", "BatchedTensor", "intercept", "intercept_namespace", "fallback_keys", "running"]
 
 _table.install()
 for _module, _prefix in ((_linalg, "linalg"), (_special, "special")):

@@ -6,7 +6,7 @@ import functools
 from ..tensor import Tensor
 from .dispatch import call, route_methods
 from .pytree import broadcast_prefix, tree_flatten, tree_unflatten
-from .tensor import BatchedTensor, Level, logical_dim, levels
+from .tensor import BatchedTensor, Level, logical_dim, running
 
 
 def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
@@ -90,14 +90,14 @@ def _call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
 def _run(func, out_dims, randomness, flat, spec, dims, size, kwargs):
     route_methods()
-    levels.append(Level(size, randomness))
-    level = len(levels)
+    running.levels.append(Level(size, randomness))
+    level = len(running.levels)
     try:
         batched = [a if d is None else BatchedTensor(a, d % a.ndim, level) for a, d in zip(flat, dims)]
         out = func(*tree_unflatten(batched, spec), **kwargs)
         return _unbatched(func, out, out_dims, level, size)
     finally:
-        levels.pop()
+        running.levels.pop()
 
 
 def _unbatched(func, out, out_dims, level, size):

@@ -14,7 +14,7 @@ import inspect
 import warnings
 
 from ..tensor import Tensor
-from .tensor import BatchedTensor, levels
+from .tensor import BatchedTensor, running
 
 # Batching rules: key ("torch.sin", "F.relu", "Tensor.sum", ...) -> rule(key, level, args, kwargs).
 RULES: dict = {}
@@ -56,8 +56,8 @@ def top_level(args, kwargs) -> int:
 def handle(key, args, kwargs):
     """Run the function of ``key`` on ``args``: by its rule at the top level of the
     BatchedTensors among them, or directly when there are none."""
-    if key in RANDOM and levels:
-        return RANDOM[key](key, len(levels), args, kwargs)
+    if key in RANDOM and running.levels:
+        return RANDOM[key](key, len(running.levels), args, kwargs)
     level = top_level(args, kwargs)
     if not level:
         return FUNCTIONS[key](*args, **kwargs)
@@ -88,7 +88,7 @@ def intercept(key: str, fn):
 
     @functools.wraps(fn)
     def routed(*args, **kwargs):
-        if levels:
+        if running.levels:
             return handle(routed.__batched_key__, args, kwargs)
         return fn(*args, **kwargs)
     routed.__batched_key__ = key
@@ -124,7 +124,8 @@ def per_sample_call(fn, args, level, kwargs=None, key=None):
     """``fn`` called on each sample of level ``level`` in turn, the results stacked along a new
     batch dim of that level."""
     kwargs = kwargs or {}
-    results = [fn(*sample_of(args, level, i), **sample_of(kwargs, level, i)) for i in range(levels[level - 1].size)]
+    size = running.levels[level - 1].size
+    results = [fn(*sample_of(args, level, i), **sample_of(kwargs, level, i)) for i in range(size)]
     return stack_results(results, level, key or getattr(fn, "__name__", "function"))
 
 
@@ -197,7 +198,7 @@ def route_methods() -> None:
 def _plain_method(key, raw):
     @functools.wraps(raw)
     def routed(self, *args, **kwargs):
-        if levels:
+        if running.levels:
             return handle(key, (self,) + args, kwargs)
         return raw(self, *args, **kwargs)
     routed.__batched_key__ = key

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .dispatch import call
 from .rules import at_level, bind, broadcasting, expanded, wrap
-from .tensor import front, levels
+from .tensor import front, running
 
 
 def folding(spatial: int, tensors=("input",)):
@@ -82,7 +82,7 @@ def class_loss(key, level, args, kwargs):
     weight = bound.arguments.get("weight")
     if at_level(weight, level) or not (at_level(x, level) or at_level(target, level)) or x.ndim == 0:
         return NotImplemented
-    size = levels[level - 1].size
+    size = running.levels[level - 1].size
     reduction = bound.arguments.get("reduction", "mean")
     vx, vt = expanded(x, level), expanded(target, level)
     own_batch = x.ndim >= 2
@@ -146,7 +146,7 @@ def convolution(spatial: int, transposed: bool = False):
             return shared(key, level, args, kwargs)
         if x.ndim not in (spatial + 1, spatial + 2):
             return NotImplemented
-        size = levels[level - 1].size
+        size = running.levels[level - 1].size
         groups = bound.arguments.get("groups", 1)
         vx, vw = expanded(x, level), expanded(w, level)
         own_batch = x.ndim == spatial + 2

@@ -4,7 +4,7 @@ for all."""
 from __future__ import annotations
 
 from .dispatch import FUNCTIONS, sample_of, stack_results, call, top_level
-from .tensor import BatchedTensor, front, levels
+from .tensor import BatchedTensor, front, running
 
 _ERROR = ("vmap: called random operation while in randomness error mode. Please either use the 'same' or "
           "'different' randomness flags on vmap or perform the randomness operation out of vmap")
@@ -20,7 +20,7 @@ def random(key, depth, args, kwargs):
         return FUNCTIONS[key](*args, **kwargs)
     if _deterministic(key, args, kwargs):
         return args[0] if args else kwargs["input"]
-    mode = levels[depth - 1].randomness
+    mode = running.levels[depth - 1].randomness
     if mode == "error":
         raise RuntimeError(_ERROR)
     batched = top_level(args, kwargs) >= depth
@@ -54,7 +54,7 @@ _SIZED = {"torch.rand", "torch.randn"}
 def _different(key, depth, args, kwargs, batched):
     """Each sample's own numbers: one draw for the whole batch where the function's result has
     the batch's shape, else one draw per sample."""
-    size = levels[depth - 1].size
+    size = running.levels[depth - 1].size
     if batched and (key in _LIKE or key in _IN_PLACE) and type(args[0]) is BatchedTensor and \
             args[0]._level == depth:
         x = args[0]

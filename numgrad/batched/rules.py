@@ -11,7 +11,7 @@ import functools
 import inspect
 
 from .dispatch import FUNCTIONS, RULES, call
-from .tensor import BatchedTensor, logical_dim, front, levels
+from .tensor import BatchedTensor, logical_dim, front, running
 
 
 def register(rule, *names, prefixes=("torch", "Tensor")):
@@ -50,7 +50,7 @@ def expanded(x, level):
     """``x`` as a batch-first value at ``level``: its own samples or, unbatched, repeated."""
     if at_level(x, level):
         return front(x)
-    return x.unsqueeze(0).expand((levels[level - 1].size,) + tuple(x.shape))
+    return x.unsqueeze(0).expand((running.levels[level - 1].size,) + tuple(x.shape))
 
 
 @functools.lru_cache(maxsize=None)

@@ -9,7 +9,7 @@ from .dispatch import RANDOM, TENSOR_ARGUMENT_METHODS, call
 from .rules import (along_dims, assigning, at_level, bind, broadcasting, expanded, expanding, first_parameter,
                     indexing, joining, kwargs_except, like, over_everything, padded, register, repeating, reshaping,
                     wrap)
-from .tensor import front
+from .tensor import front, logical_dim
 
 _OPERATORS = ["__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub__", "__mul__", "__rmul__", "__imul__",
               "__truediv__", "__rtruediv__", "__itruediv__", "__floordiv__", "__rfloordiv__", "__ifloordiv__",
@@ -183,6 +183,61 @@ def _grid_sampling(key, level, args, kwargs):
     return nn_rules.folding(x.ndim - 2, ("input", "grid"))(key, level, args, kwargs)
 
 
+def _quantile(key, level, args, kwargs):
+    """quantile and nanquantile: each sample flattened when dim is None; a vector of q puts its
+    dim first, ahead of the batch dim, which goes back in front."""
+    bound = bind(key, args, kwargs)
+    if bound is None or bound.arguments.get("out") is not None:
+        return NotImplemented
+    bound.apply_defaults()
+    x, q, dim = bound.arguments["input"], bound.arguments["q"], bound.arguments["dim"]
+    if not at_level(x, level) or at_level(q, level) or dim is not None and x.ndim == 0:
+        return NotImplemented
+    v = front(x)
+    keepdim = bound.arguments["keepdim"]
+    if dim is None:
+        v, bound.arguments["dim"], bound.arguments["keepdim"] = v.reshape(v.shape[0], -1), 1, False
+    else:
+        bound.arguments["dim"] = logical_dim(dim, x.ndim) + 1
+    bound.arguments["input"] = v
+    r = call(key, *bound.args, **bound.kwargs)
+    vector_q = getattr(q, "ndim", 0) == 1
+    if vector_q:
+        r = r.movedim(1, 0)
+    if dim is None and keepdim:
+        r = r.reshape(tuple(r.shape[:1 + vector_q]) + (1,) * x.ndim)
+    return wrap(r, level)
+
+
+def _kron(key, level, args, kwargs):
+    """kron from a broadcast product: each dim of ``a`` interleaved with the same dim of ``b``."""
+    a, b = args
+    if kwargs:
+        return NotImplemented
+    rank = max(a.ndim, b.ndim)
+    sa = (1,) * (rank - a.ndim) + tuple(a.shape)
+    sb = (1,) * (rank - b.ndim) + tuple(b.shape)
+    a2 = call("Tensor.reshape", a, tuple(n for s in sa for n in (s, 1)))
+    b2 = call("Tensor.reshape", b, tuple(n for s in sb for n in (1, s)))
+    return call("Tensor.reshape", call("torch.mul", a2, b2), tuple(x * y for x, y in zip(sa, sb)))
+
+
+def _repeat_interleave(key, level, args, kwargs):
+    bound = bind(key, args, kwargs)
+    if bound is None:
+        return NotImplemented
+    bound.apply_defaults()
+    first = first_parameter(bound)
+    x, repeats = bound.arguments[first], bound.arguments.get("repeats")
+    if not at_level(x, level) or at_level(repeats, level) or repeats is None:
+        return NotImplemented
+    if bound.arguments.get("dim") is not None:
+        return along_dims(key, level, args, kwargs)
+    v = front(x)
+    bound.arguments[first], bound.arguments["dim"] = v.reshape(v.shape[0], -1), 1
+    return wrap(call(key, *bound.args, **bound.kwargs), level)
+
+
 def _transpose_2d(key, level, args, kwargs):
     x = args[0]
     return call("Tensor.transpose", x, 0, 1) if x.ndim == 2 else x
@@ -265,6 +320,9 @@ def install() -> None:
     register(_gather, "gather")
     register(_index_select, "index_select")
     register(_take_along_dim, "take_along_dim")
+    register(_quantile, "quantile", "nanquantile")
+    register(_kron, "kron")
+    register(_repeat_interleave, "repeat_interleave")
     # A recurrent cell's step is elementwise over its gates' rows.
     register(broadcasting, "recurrent.rnn_update", "recurrent.lstm_update", "recurrent.gru_update")
     register(_dynamic_shape, "nonzero", "masked_select", "unique", "unique_consecutive", "argwhere")

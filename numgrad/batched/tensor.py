@@ -6,6 +6,7 @@ Nested vmaps nest BatchedTensors: the value of a level-2 BatchedTensor may be a 
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 from ..shapes import Size
@@ -19,8 +20,16 @@ class Level:
     randomness: str
 
 
-# The running vmaps, outermost first: a BatchedTensor's level is its index here plus one.
-levels: list = []
+class _Running(threading.local):
+    """This thread's running vmaps, outermost first: a BatchedTensor's level is its index in
+    ``levels`` plus one. Per thread, so that a vmap in one thread leaves the calls of another
+    alone."""
+
+    def __init__(self):
+        self.levels = []
+
+
+running = _Running()
 
 
 class BatchedTensor(Tensor):
@@ -191,7 +200,7 @@ def batched_at_every_level(x, depth: int):
         if type(x) is BatchedTensor and x._level == level:
             x = front(x)
         else:
-            x = x.unsqueeze(0).expand((levels[level - 1].size,) + tuple(x.shape))
+            x = x.unsqueeze(0).expand((running.levels[level - 1].size,) + tuple(x.shape))
     return x
 
 

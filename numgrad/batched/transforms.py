@@ -11,13 +11,13 @@ from ..autograd import forward_ad as fwAD
 from ..autograd import grad_mode
 from ..autograd.engine import grad as autograd_grad
 from ..ops.movement import stack
-from .tensor import batched_at_every_level, levels, wrap_every_level
+from .tensor import batched_at_every_level, running, wrap_every_level
 
 
 def _leaves(args, nums):
     """The differentiated arguments as plain leaves batched at every level, and the arguments
     with them in place (seen a sample at a time)."""
-    depth = len(levels)
+    depth = len(running.levels)
     args = list(args)
     leaves = []
     for a in nums:
@@ -41,7 +41,7 @@ def _grads(outputs, leaves, cotangents, nested):
 
 
 def grad_and_value(func, nums, has_aux, args, kwargs, split_aux):
-    depth = len(levels)
+    depth = len(running.levels)
     args, leaves = _leaves(args, nums)
     nested = _nested(leaves)
     with grad_mode.enable_grad():
@@ -67,7 +67,7 @@ def cotangents_of(cotangents, outs) -> tuple:
 
 
 def vjp(func, primals, has_aux, split_aux):
-    depth = len(levels)
+    depth = len(running.levels)
     args, leaves = _leaves(primals, range(len(primals)))
     nested = _nested(leaves)
     with grad_mode.enable_grad():
@@ -86,7 +86,7 @@ def vjp(func, primals, has_aux, split_aux):
 
 
 def jvp(func, primals, tangents, has_aux, split_aux):
-    depth = len(levels)
+    depth = len(running.levels)
     with fwAD.dual_level():
         duals = [wrap_every_level(fwAD.make_dual(batched_at_every_level(p, depth), batched_at_every_level(t, depth)),
                                   depth) for p, t in zip(primals, tangents)]
@@ -106,7 +106,7 @@ def jvp(func, primals, tangents, has_aux, split_aux):
 def jacobian(func, nums, has_aux, args, split_aux):
     """Per output, per differentiated argument, the Jacobian block of each sample: one batched
     reverse pass per element of one sample's output."""
-    depth = len(levels)
+    depth = len(running.levels)
     args, leaves = _leaves(args, nums)
     nested = _nested(leaves)
     with grad_mode.enable_grad():
