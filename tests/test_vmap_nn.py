@@ -496,3 +496,29 @@ def test_a_vmap_in_one_thread_leaves_other_threads_alone():
     finally:
         release.set()
         worker.join()
+
+
+_ROW_LOSS_INPUTS = {
+    "cosine_embedding_loss": lambda rng, s: (rng.standard_normal(s), rng.standard_normal(s),
+                                             np.sign(rng.standard_normal(s[:-1]))),
+    "triplet_margin_loss": lambda rng, s: (rng.standard_normal(s), rng.standard_normal(s), rng.standard_normal(s)),
+    "multi_margin_loss": lambda rng, s: (rng.standard_normal(s), rng.integers(0, s[-1], s[:-1])),
+    "multilabel_margin_loss": lambda rng, s: (rng.standard_normal(s),
+                                              np.where(rng.random(s) < 0.4, rng.integers(0, s[-1], s), -1)),
+    "multilabel_soft_margin_loss": lambda rng, s: (rng.standard_normal(s), (rng.random(s) < 0.5) * 1.0),
+    "gaussian_nll_loss": lambda rng, s: (rng.standard_normal(s), rng.standard_normal(s), rng.random(s) + 0.1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_ROW_LOSS_INPUTS))
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(3, 4, 5), (3, 5)], ids=["rows", "one_row"])
+def test_row_losses_equal_per_sample_losses(name, reduction, shape):
+    # torch.func refuses some of these (gaussian_nll_loss tests its variance in Python): the
+    # reference is torch's loss of each sample.
+    arrays = _ROW_LOSS_INPUTS[name](np.random.default_rng(0), shape)
+    got = numgrad.vmap(lambda *xs: getattr(numgrad.nn.functional, name)(*xs, reduction=reduction))(
+        *[numgrad.tensor(a) for a in arrays])
+    loss = getattr(torch.nn.functional, name)
+    want = torch.stack([loss(*[torch.tensor(a[i]) for a in arrays], reduction=reduction) for i in range(shape[0])])
+    assert_same(got, want, "float64")

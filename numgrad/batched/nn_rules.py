@@ -44,7 +44,9 @@ def _unfold(out, size):
 
 ELEMENTWISE_LOSSES = {"mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
                        "binary_cross_entropy_with_logits", "soft_margin_loss", "kl_div", "poisson_nll_loss",
-                       "margin_ranking_loss", "hinge_embedding_loss"}
+                       "margin_ranking_loss", "hinge_embedding_loss", "gaussian_nll_loss"}
+ROW_LOSSES = ("cosine_embedding_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+              "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss")
 
 
 def elementwise_loss(key, level, args, kwargs):
@@ -196,3 +198,29 @@ def fold_all(key, level, args, kwargs):
 
 _SHARED_NORM = {"F.layer_norm": trailing(("weight", "bias")), "F.rms_norm": trailing(("weight",)),
                 "F.group_norm": fold_all, "F.instance_norm": fold_all}
+
+
+def row_loss(key, level, args, kwargs):
+    """Losses over rows of features (margin, embedding and triplet losses): unreduced over the
+    samples' rows folded into one batch, then each sample reduced as the reduction asks."""
+    bound = bind(key, args, kwargs)
+    if bound is None or bound.arguments.get("size_average") is not None or \
+            bound.arguments.get("reduce") is not None or at_level(bound.arguments.get("weight"), level):
+        return NotImplemented
+    bound.apply_defaults()
+    names = [n for n in _ROW_TENSORS if n in bound.arguments]
+    first = bound.arguments[names[0]]
+    own_batch = first.ndim == 2
+    for name in names:
+        value = expanded(bound.arguments[name], level)
+        bound.arguments[name] = value.reshape((-1,) + tuple(value.shape[2:])) if own_batch else value
+    reduction = bound.arguments["reduction"]
+    bound.arguments["reduction"] = "none"
+    losses = call(key, *bound.args, **bound.kwargs)
+    if own_batch:
+        losses = losses.reshape(running.levels[level - 1].size, -1)
+    return _reduce(wrap(losses, level), reduction, first)
+
+
+# The tensors of a row loss that hold one row (or one target) per sample of the loss's batch.
+_ROW_TENSORS = ("input", "input1", "input2", "anchor", "positive", "negative", "target")

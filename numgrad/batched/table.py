@@ -356,6 +356,7 @@ def install() -> None:
     register(nn_rules.embedding, "F.embedding")
     register(nn_rules.elementwise_loss, *[f"F.{n}" for n in sorted(nn_rules.ELEMENTWISE_LOSSES)])
     register(nn_rules.class_loss, "F.cross_entropy", "F.nll_loss")
+    register(nn_rules.row_loss, *[f"F.{n}" for n in nn_rules.ROW_LOSSES])
     register(nn_rules.affine_norm, "F.layer_norm", "F.rms_norm", "F.group_norm", "F.instance_norm")
     register(_constant_pad, "F.pad")
     register(_one_hot, "F.one_hot")
