@@ -76,6 +76,9 @@ _NOT_STRICT = {
                 "respect to input {i} is independent of the input. This is not allowed in strict mode. You "
                 "should ensure that your function is twice differentiable and that the jacobian depends on "
                 "the inputs (this would be violated by a linear function for example).",
+    "hessian": "The hessian of the user-provided function with respect to input {i} is independent of the "
+               "input. This is not allowed in strict mode. You should ensure that your function is thrice "
+               "differentiable and that the hessian depends on the inputs.",
 }
 
 _INDEPENDENT = {
@@ -356,38 +359,43 @@ def _second_order_setup(func, inputs, v, fn_name, create_graph, strict):
     return is_inputs_tuple, inputs, v
 
 
-def _forward_over_reverse(func, inputs, v, fn_name, create_graph, strict, stage):
-    """``(outputs, is_outputs_tuple, H v)``: the tangent, along ``v``, of the gradient."""
-    with fwAD._private_level(differentiable=create_graph):
-        duals = tuple(fwAD.make_dual(x, t) for x, t in zip(inputs, v))
-        outputs = func(*duals)
-        is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", fn_name)
-        _check_requires_grad(outputs, "outputs", strict)
-        _single_scalar(outputs, is_outputs_tuple, fn_name)
-        jac = _autograd_grad(outputs, duals, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict)
-        tangents = [None if g is None else fwAD.unpack_dual(g).tangent for g in jac]
-        outputs = tuple(fwAD.unpack_dual(o).primal for o in outputs)
-    res = _fill_in_zeros(tangents, inputs, strict, create_graph, stage)
-    return outputs, is_outputs_tuple, res
+def _second_order(func, inputs, v, fn_name, create_graph, strict, stage):
+    """``(outputs, is_outputs_tuple, product)`` by reverse over reverse: the gradient kept
+    differentiable, then a second backward pass. ``vhp`` differentiates ``<grad, v>``; ``hvp``
+    differentiates the gradient's VJP with respect to its (zero) cotangent, which gives ``H v``
+    exactly, with no assumption that H is symmetric."""
+    from ..creation import zeros_like
+    outputs = func(*inputs)
+    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", fn_name)
+    _check_requires_grad(outputs, "outputs", strict)
+    _single_scalar(outputs, is_outputs_tuple, fn_name)
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    if stage == "double_back":
+        res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
+    else:
+        cotangents = tuple(zeros_like(x).requires_grad_(True) for x in inputs)
+        double_back = _autograd_grad(jac, inputs, cotangents, create_graph=True)
+        _check_requires_grad(double_back, "hessian", strict)
+        res = _autograd_grad(double_back, cotangents, v, create_graph=create_graph)
+    return outputs, is_outputs_tuple, _fill_in_zeros(res, inputs, strict, create_graph, stage)
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """Function output and the vector-Hessian product ``v^T H`` of scalar ``func`` at ``inputs``."""
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs, v = _second_order_setup(func, inputs, v, "vhp", create_graph, strict)
-        outputs, is_outputs_tuple, res = _forward_over_reverse(func, inputs, v, "vhp", create_graph,
-                                                               strict, "double_back")
+        outputs, is_outputs_tuple, res = _second_order(func, inputs, v, "vhp", create_graph, strict,
+                                                       "double_back")
     return (_unpack(_postprocess(outputs, create_graph), is_outputs_tuple),
             _unpack(_postprocess(res, create_graph), is_inputs_tuple))
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """Function output and the Hessian-vector product ``H v`` of scalar ``func`` at ``inputs``,
-    computed forward-over-reverse (the tangent of the gradient along ``v``)."""
+    """Function output and the Hessian-vector product ``H v`` of scalar ``func`` at ``inputs``."""
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs, v = _second_order_setup(func, inputs, v, "hvp", create_graph, strict)
-        outputs, is_outputs_tuple, res = _forward_over_reverse(func, inputs, v, "hvp", create_graph,
-                                                               strict, "double_back_trick")
+        outputs, is_outputs_tuple, res = _second_order(func, inputs, v, "hvp", create_graph, strict,
+                                                       "double_back_trick")
     return (_unpack(_postprocess(outputs, create_graph), is_outputs_tuple),
             _unpack(_postprocess(res, create_graph), is_inputs_tuple))
