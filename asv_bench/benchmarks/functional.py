@@ -76,23 +76,24 @@ class Hessian:
 
 
 class HessianVectorProduct:
-    """hvp of the same function: forward-over-reverse in numgrad, double backward in PyTorch."""
+    """hvp (H v, by the double-backward construction) and vhp (v^T H, reverse over reverse) of
+    the same function."""
 
-    params = ["numgrad", "torch"]
-    param_names = ["library"]
+    params = (["numgrad", "torch"], ["hvp", "vhp"])
+    param_names = ["library", "product"]
 
-    def setup(self, library):
+    def setup(self, library, product):
         w, x = _data()
         lib = torch if library == "torch" else numgrad
         if lib is None:
             raise NotImplementedError("torch is not installed")
         self.fn, self.x = _scalar(lib, lib.tensor(w)), lib.tensor(x)
         self.v = lib.ones_like(self.x)
-        self.hvp = (torch_functional if library == "torch" else numgrad.autograd.functional).hvp
-        self.time_hvp(library)
+        self.product = getattr(torch_functional if library == "torch" else numgrad.autograd.functional, product)
+        self.time_product(library, product)
 
-    def time_hvp(self, library):
-        self.hvp(self.fn, self.x, self.v)
+    def time_product(self, library, product):
+        self.product(self.fn, self.x, self.v)
 
 
 def _mlp_loss(lib, F):
