@@ -76,42 +76,6 @@ class BatchedTensor(Tensor):
         return self.shape[0]
 
     @property
-    def dtype(self):
-        return self._value.dtype
-
-    @property
-    def device(self):
-        return self._value.device
-
-    @property
-    def layout(self):
-        return self._value.layout
-
-    @property
-    def is_cuda(self) -> bool:
-        return self._value.is_cuda
-
-    @property
-    def is_cpu(self) -> bool:
-        return self._value.is_cpu
-
-    @property
-    def itemsize(self) -> int:
-        return self._value.itemsize
-
-    @property
-    def requires_grad(self) -> bool:
-        return self._value.requires_grad
-
-    @property
-    def is_leaf(self) -> bool:
-        return self._value.is_leaf
-
-    @property
-    def grad_fn(self):
-        return self._value.grad_fn
-
-    @property
     def grad(self):
         return None
 
@@ -167,6 +131,15 @@ class _Unbatchable(RuntimeError, AttributeError):
         super().__init__("vmap: a batched tensor reached a function that has no batching rule and was not called "
                          "through numgrad's public functions or Tensor methods; call it as numgrad.<name>, "
                          "numgrad.nn.functional.<name> or a Tensor method")
+
+
+def _of_value(name):
+    return property(lambda self: getattr(self._value, name))
+
+
+# What a sample shares with the whole batch: read from the value.
+for _name in ("dtype", "device", "layout", "is_cuda", "is_cpu", "itemsize", "requires_grad", "is_leaf", "grad_fn"):
+    setattr(BatchedTensor, _name, _of_value(_name))
 
 
 def _data_dependent():
