@@ -32,6 +32,7 @@ from .ops.einsum import einsum
 from .ops.matrix_functions import *  # noqa: F401,F403
 from .ops.advanced import *  # noqa: F401,F403
 from .ops.gather import *  # noqa: F401,F403
+from .ops.scatter_reduce import *  # noqa: F401,F403
 from .ops.movement import *  # noqa: F401,F403
 from .ops.grids import meshgrid, cartesian_prod, rot90
 from .ops.distances import cdist
@@ -53,8 +54,8 @@ from .ops.histograms import *  # noqa: F401,F403
 from .ops.differences import *  # noqa: F401,F403
 from .ops.buffers import *  # noqa: F401,F403
 from .ops.constants import *  # noqa: F401,F403
-from .ops import methods as _methods  # noqa: F401  (binds Tensor methods)
-from .ops.methods import *  # noqa: F401,F403  (torch.sin_ and the other unary in-place functions)
+from . import tensor_methods as _tensor_methods  # noqa: F401  (binds Tensor methods)
+from .tensor_methods import *  # noqa: F401,F403  (torch.sin_ and the other unary in-place functions)
 from .ops.numpy_names import accepts_numpy_names as _accepts_numpy_names
 from .creation import *  # noqa: F401,F403
 from .printing import set_printoptions, get_printoptions, printoptions
@@ -87,7 +88,8 @@ from . import optim
 from . import distributed
 
 from .layouts import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc
-from .storage import TypedStorage, UntypedStorage
+from .storage import UntypedStorage
+from .typed_storage import TypedStorage
 from .legacy import (BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor,
                      FloatTensor, DoubleTensor, BoolStorage, ByteStorage, CharStorage, ShortStorage, IntStorage,
                      LongStorage, HalfStorage, FloatStorage, DoubleStorage, set_default_tensor_type)

@@ -95,9 +95,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     tensor). The dtype is inferred as PyTorch does: bool, int64 or the default float, promoted
     over all elements; NumPy arrays and tensors keep theirs."""
     if isinstance(data, Tensor):
-        from .ops.copying import clone, to
         src = data.detach()
-        t = clone(to(src, dtypes.as_dtype(dtype))) if dtype is not None else clone(src)
+        t = (src.to(dtypes.as_dtype(dtype)) if dtype is not None else src).clone()
     else:
         shape, inferred = _scan(data)
         d = dtypes.as_dtype(dtype) if dtype is not None else inferred

@@ -1,6 +1,7 @@
 """``numgrad.cuda``: GPU availability and device management, as ``torch.cuda``."""
 from __future__ import annotations
 
+from .backends import cuda_available
 from .devices import as_device
 from .legacy import tensor_types
 from .random import default_generator
@@ -16,10 +17,7 @@ def _backend():
 
 def is_available() -> bool:
     """True when a CUDA GPU (or Numba's CUDA simulator) and the Numba CUDA target are usable."""
-    try:
-        return _backend().is_available()
-    except ImportError:
-        return False
+    return cuda_available()
 
 
 def device_count() -> int:

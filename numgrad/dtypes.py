@@ -68,6 +68,11 @@ def torch_type_name(d: "dtype") -> str:
     return TORCH_NAMES[d]
 
 
+def legacy_type_name(d: "dtype", device_type: str = "cpu", kind: str = "Tensor") -> str:
+    """PyTorch's legacy type name: 'torch.FloatTensor', 'torch.cuda.LongTensor', 'torch.DoubleStorage'."""
+    return ("torch.cuda." if device_type == "cuda" else "torch.") + TORCH_NAMES[d] + kind
+
+
 # The conversion methods tensors and storages share (``x.float()`` & co.), by name.
 CONVERSIONS = {"double": float64, "float": float32, "half": float16, "long": int64, "int": int32,
                "short": int16, "char": int8, "byte": uint8, "bool": bool}

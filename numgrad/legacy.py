@@ -1,5 +1,6 @@
 """PyTorch's legacy type objects: ``FloatTensor`` & co. (constructors, ``isinstance`` by dtype and
-device, ``Tensor.type``), ``FloatStorage`` & co., and ``set_default_tensor_type``."""
+device, ``Tensor.type``), ``FloatStorage`` & co., ``set_default_tensor_type``, and
+``Tensor.set_``, which views a storage."""
 from __future__ import annotations
 
 import numbers
@@ -7,12 +8,15 @@ import warnings
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, shapes
+from .autograd.grad_mode import is_grad_enabled
+from .backends import cuda_available
 from .creation import empty, tensor
 from .devices import as_device
 from .shapes import Size, contiguous_strides
-from .storage import TypedStorage, UntypedStorage
+from .storage import Storage, UntypedStorage
 from .tensor import Tensor
+from .typed_storage import TypedStorage
 
 __all__ = ["set_default_tensor_type"]
 
@@ -20,13 +24,6 @@ __all__ = ["set_default_tensor_type"]
 _BY_NAME = {"Bool": dtypes.bool, "Byte": dtypes.uint8, "Char": dtypes.int8, "Short": dtypes.int16,
             "Int": dtypes.int32, "Long": dtypes.int64, "Half": dtypes.float16, "Float": dtypes.float32,
             "Double": dtypes.float64}
-_NAME_OF = {d: n for n, d in _BY_NAME.items()}
-
-
-def type_name(dtype, device_type: str = "cpu", kind: str = "Tensor") -> str:
-    """'torch.FloatTensor', 'torch.cuda.LongTensor', 'torch.DoubleStorage', ..."""
-    prefix = "torch.cuda." if device_type == "cuda" else "torch."
-    return f"{prefix}{_NAME_OF[dtype]}{kind}"
 
 
 def parse_type_name(name: str):
@@ -93,9 +90,9 @@ def _from_storage(storage, dtype, what: str, capital: bool, offset: int = 0, siz
     """A tensor of ``dtype`` over ``storage``'s memory (shared, not copied)."""
     if isinstance(storage, TypedStorage):
         if storage.dtype is not dtype:
-            name = _NAME_OF[dtype] if capital else dtypes.C_NAMES[dtype]
+            name = dtypes.TORCH_NAMES[dtype] if capital else dtypes.C_NAMES[dtype]
             raise RuntimeError(f"Expected a Storage of type {name} or an UntypedStorage, but got type "
-                               f"{_NAME_OF[storage.dtype]} for {what}")
+                               f"{dtypes.TORCH_NAMES[storage.dtype]} for {what}")
         storage = storage.untyped()
     elements = storage.reinterpret(dtype)
     if size is None:
@@ -104,20 +101,50 @@ def _from_storage(storage, dtype, what: str, capital: bool, offset: int = 0, siz
     return Tensor._make(elements, tuple(size), tuple(stride), offset, dtype)
 
 
+def set_(self, source=None, storage_offset: int = 0, size=None, stride=None) -> "Tensor":
+    """Makes this tensor view ``source``: another tensor, or a storage from ``storage_offset``
+    with ``size`` and ``stride`` (contiguous by default); nothing is copied."""
+    if self._requires_grad and self._grad_fn is None and is_grad_enabled():
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if source is None:
+        source = Storage.empty(0, self.dtype, self.device)
+    if isinstance(source, Tensor):
+        storage, size, stride = source._storage, source._shape, source._strides
+        storage_offset = source._offset
+    else:
+        if storage_offset < 0:
+            raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+        view = _from_storage(source, self.dtype, "argument 1 'storage'", False, storage_offset, size, stride)
+        storage, size, stride = view._storage, view._shape, view._strides
+        if size and shapes.prod(size):
+            need = storage_offset + 1 + sum((n - 1) * st for n, st in zip(size, stride))
+            have = storage.data.shape[0]
+            if need > have:
+                item = self.dtype.itemsize
+                raise RuntimeError(
+                    f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                    f"{storage_offset}, and itemsize {item} requiring a storage size of {need * item} are "
+                    f"out of bounds for storage of size {have * item}")
+    self._storage, self._shape, self._strides, self._offset = storage, tuple(size), tuple(stride), \
+        storage_offset
+    self._base = None
+    self._bump_version()
+    return self
+
+
 def retype(input, target):
     """``Tensor.type(target)``: converts to a legacy type (a class or its name) or a dtype."""
-    from .ops.copying import to
     if isinstance(target, str):
         dtype, device_type = parse_type_name(target)
     elif isinstance(target, tensortype):
         dtype, device_type = target.dtype, target._device_type
     elif isinstance(target, dtypes.dtype):
-        return to(input, target)
+        return input.to(target)
     else:
         raise TypeError("dtype must be a type, str, or dtype object")
     if device_type != input.device.type:
-        return to(input, "cuda" if device_type == "cuda" else "cpu", dtype)
-    return to(input, dtype)
+        return input.to("cuda" if device_type == "cuda" else "cpu", dtype)
+    return input.to(dtype)
 
 
 class tensortype(type):
@@ -132,10 +159,9 @@ class tensortype(type):
 
     def __call__(cls, *args, **kwargs):
         if cls._device_type == "cuda":
-            from . import cuda
-            if not cuda.is_available():
-                raise TypeError(f"type {type_name(cls.dtype, 'cuda')} not available: numgrad found no usable "
-                                "CUDA GPU")
+            if not cuda_available():
+                raise TypeError(f"type {dtypes.legacy_type_name(cls.dtype, 'cuda')} not available: numgrad found "
+                                "no usable CUDA GPU")
         return construct(cls.dtype, cls._device_type, args, **kwargs)
 
     def __getattr__(cls, name):

@@ -1,7 +1,8 @@
-"""Tensor: a strided view (shape, strides, offset) over a Storage, with Python protocols.
+"""Tensor: a strided view (shape, strides, offset) over a Storage, with its metadata and Python's
+number and sequence protocols.
 
-Arithmetic methods are thin forwards to the functions in ``numgrad.ops``; they are attached
-in ``numgrad/ops/methods.py`` so that each op has one home.
+Every method that runs an op, prints, indexes or reaches autograd is attached from above, in
+``numgrad/tensor_methods.py``, so that each op has one home and this layer imports none of them.
 """
 from __future__ import annotations
 
@@ -13,10 +14,9 @@ from . import dtypes, shapes
 from .devices import CPU
 from .shapes import Size
 from .layouts import strided
-from .storage import Storage, TypedStorage, _warn_typed_storage_removal
+from .storage import Storage
 
 
-_engine: list = []
 LEAF_ONLY = "you can only change requires_grad flags of leaf variables."
 DETACH_HINT = (" If you want to use a computed variable in a subgraph that doesn't require differentiation "
                "use var_no_grad = var.detach().")
@@ -46,12 +46,8 @@ class Tensor:
     __slots__ = ("_storage", "_shape", "_strides", "_offset", "dtype", "_requires_grad", "grad",
                  "_grad_fn", "_output_nr", "_base", "_retains_grad", "_hooks", "_fw_tangent",
                  "_version_base", "__weakref__", "__dict__")
-    # How a view was made when autograd forbids writing it in place (autograd.views_history).
+    # How a view was made when autograd forbids writing it in place (autograd.inplace).
     _view_meta = None
-
-    def __new__(cls, *args, **kwargs):
-        from .legacy import construct
-        return construct(dtypes.get_default_dtype(), "cpu", args, **kwargs)
 
     def __init__(self, *args, **kwargs):
         pass
@@ -157,43 +153,6 @@ class Tensor:
         """The storage this tensor views; views of one tensor share it."""
         return self._storage
 
-    def storage(self) -> TypedStorage:
-        """The storage this tensor views, seen as elements of its dtype (deprecated, as in PyTorch)."""
-        _warn_typed_storage_removal()
-        return TypedStorage._wrap(self._storage, self.dtype)
-
-    def set_(self, source=None, storage_offset: int = 0, size=None, stride=None) -> "Tensor":
-        """Makes this tensor view ``source``: another tensor, or a storage from ``storage_offset``
-        with ``size`` and ``stride`` (contiguous by default); nothing is copied."""
-        from .autograd.grad_mode import is_grad_enabled
-        if self._requires_grad and self._grad_fn is None and is_grad_enabled():
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        if source is None:
-            source = Storage.empty(0, self.dtype, self.device)
-        if isinstance(source, Tensor):
-            storage, size, stride = source._storage, source._shape, source._strides
-            storage_offset = source._offset
-        else:
-            if storage_offset < 0:
-                raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
-            from .legacy import _from_storage
-            view = _from_storage(source, self.dtype, "argument 1 'storage'", False, storage_offset, size, stride)
-            storage, size, stride = view._storage, view._shape, view._strides
-            if size and shapes.prod(size):
-                need = storage_offset + 1 + sum((n - 1) * st for n, st in zip(size, stride))
-                have = storage.data.shape[0]
-                if need > have:
-                    item = self.dtype.itemsize
-                    raise RuntimeError(
-                        f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
-                        f"{storage_offset}, and itemsize {item} requiring a storage size of {need * item} are "
-                        f"out of bounds for storage of size {have * item}")
-        self._storage, self._shape, self._strides, self._offset = storage, tuple(size), tuple(stride), \
-            storage_offset
-        self._base = None
-        self._bump_version()
-        return self
-
     @property
     def layout(self):
         """Always ``numgrad.strided``: numgrad has no sparse tensors."""
@@ -222,15 +181,6 @@ class Tensor:
         return {"shape": tuple(self._shape), "typestr": np.dtype(self.dtype.numpy).str,
                 "data": (cuda.pointer(self._storage.data) + self._offset * item if self.numel() else 0, False),
                 "strides": tuple(s * item for s in self._strides), "version": 3, "stream": None}
-
-    def __dlpack__(self, stream=None, *, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule sharing this tensor's memory (see ``numgrad.utils.dlpack``)."""
-        from .utils import dlpack
-        return dlpack.export(self, stream, max_version, dl_device, copy)
-
-    def __dlpack_device__(self) -> tuple:
-        from .utils import dlpack
-        return dlpack.dlpack_device(self)
 
     @property
     def device(self):
@@ -331,19 +281,6 @@ class Tensor:
         self._requires_grad = value
 
     @property
-    def grad_fn(self):
-        """The node of the op that made this tensor, None for a leaf. A view whose base was
-        since written in place answers with its new history, as an as_strided view of the base."""
-        if self._base is not None:
-            from .autograd.inplace import refresh_view
-            refresh_view(self)
-        return self._grad_fn
-
-    @grad_fn.setter
-    def grad_fn(self, value):
-        raise AttributeError("attribute 'grad_fn' of 'numgrad.Tensor' objects is not writable")
-
-    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -428,12 +365,6 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
-    def __repr__(self, *, tensor_contents=None):
-        from .printing import tensor_repr
-        return tensor_repr(self)
-
-    __str__ = __repr__
-
     def __format__(self, spec):
         # As PyTorch: a 0-d tensor formats as its Python number, spec or not.
         if self.ndim == 0:
@@ -453,24 +384,6 @@ class Tensor:
         memo[id(self)] = out
         return out
 
-    # ------------------------------------------------------------------ indexing
-    def __getitem__(self, index):
-        from .ops.indexing import getitem
-        return getitem(self, index)
-
-    def __setitem__(self, index, value):
-        from .ops.indexing import setitem
-        setitem(self, index, value)
-
-    # ------------------------------------------------------------------ autograd surface
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Computes the gradient of this tensor w.r.t. graph leaves, accumulating into ``.grad``."""
-        if not _engine:
-            # Bound on first use: the autograd package imports this module.
-            from .autograd import engine
-            _engine.append(engine)
-        _engine[0].backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     @property
     def data(self) -> "Tensor":
         """A view of the same memory outside the graph; assigning to it replaces the values."""
@@ -484,25 +397,9 @@ class Tensor:
         self._offset = value._offset
         self.dtype = value.dtype
 
-    def retain_grad(self):
-        """Makes this non-leaf tensor keep its ``.grad`` after backward."""
-        from .autograd.nodes import retain_grad
-        retain_grad(self)
-
     @property
     def retains_grad(self) -> bool:
         return self._retains_grad
-
-    def register_hook(self, hook):
-        """Registers ``hook(grad)`` to run when this tensor's gradient is computed; it may return
-        a replacement. Returns a handle whose ``remove()`` unregisters it."""
-        from .autograd.nodes import register_hook
-        return register_hook(self, hook)
-
-    def register_post_accumulate_grad_hook(self, hook):
-        """Registers ``hook(tensor)`` to run after a gradient is accumulated into this leaf."""
-        from .autograd.nodes import register_post_accumulate_grad_hook
-        return register_post_accumulate_grad_hook(self, hook)
 
     @property
     def T(self) -> "Tensor":

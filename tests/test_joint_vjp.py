@@ -5,7 +5,7 @@ import pytest
 
 import numgrad
 from numgrad.autograd import tape
-from numgrad.ops.registry import primitive
+from numgrad.ops.records import primitive
 
 torch = pytest.importorskip("torch")
 

@@ -122,7 +122,7 @@ def test_import_compiles_nothing():
 def test_one_compile_per_dtype_not_per_shape():
     a = ng.ones(3)
     ng.add(a, a)
-    mod = ew.kernels(ng.ops.registry.OPS["add"], np.dtype(np.float32), 2)
+    mod = ew.kernels(ng.ops.records.OPS["add"], np.dtype(np.float32), 2)
     before = len(mod.flat.signatures) + len(mod.nd.signatures)
     for shape in ((5,), (2, 3), (2, 3, 4), (1, 2, 3, 4, 5)):
         x = ng.ones(*shape)
@@ -136,7 +136,7 @@ def test_second_process_loads_kernels_from_disk(tmp_path):
             "from numgrad.backends.cpu import elementwise as ew\n"
             "x = ng.ones(4, 3)\n"
             "(x + x).sum()\n"
-            "m = ew.kernels(ng.ops.registry.OPS['add'], x.dtype.numpy, 2)\n"
+            "m = ew.kernels(ng.ops.records.OPS['add'], x.dtype.numpy, 2)\n"
             "print(sum(m.flat.stats.cache_hits.values()), sum(m.flat.stats.cache_misses.values()))\n")
     env = {"NUMGRAD_CACHE_DIR": str(tmp_path)}
     first = _run(code, env).split()

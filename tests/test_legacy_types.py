@@ -71,7 +71,7 @@ def test_legacy_constructor_aliases_a_tensor_of_its_type():
 
 
 def test_cuda_types_need_cuda(monkeypatch):
-    monkeypatch.setattr(ng.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(ng.legacy, "cuda_available", lambda: False)
     with pytest.raises(TypeError, match="torch.cuda.FloatTensor not available"):
         ng.cuda.FloatTensor(2)
 
@@ -153,8 +153,8 @@ def test_typed_storage_sequence():
 
 
 def test_typed_storage_warns_once_it_is_deprecated():
-    from numgrad import storage
-    storage._warned[0] = False
+    from numgrad import typed_storage
+    typed_storage._warned[0] = False
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         ng.zeros(1).storage()

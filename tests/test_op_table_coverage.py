@@ -1,6 +1,6 @@
 """Every public op record has a row in the op table, so that the generic tests check it.
 
-A record of ``numgrad.ops.registry.OPS`` is public when its name is a function of ``numgrad``,
+A record of ``numgrad.ops.records.OPS`` is public when its name is a function of ``numgrad``,
 ``numgrad.linalg``, ``numgrad.special`` or ``numgrad.nn.functional``, or a Tensor method; it has
 a row when a row of ``numgrad.testing.OP_DB`` bears its name. ``WITHOUT_ROW`` lists the public
 records that have none yet: it may only shrink (the test fails when a listed record gains a row
@@ -10,7 +10,7 @@ import numgrad
 import numgrad.linalg
 import numgrad.nn.functional
 import numgrad.special
-from numgrad.ops.registry import OPS
+from numgrad.ops.records import OPS
 from numgrad.testing import OP_DB
 
 WITHOUT_ROW = frozenset({

@@ -5,7 +5,7 @@ import pytest
 import numgrad
 from numgrad.autograd import rule_reads, saving
 from numgrad.autograd.rule_reads import FULL, META, NONE, argument_reads
-from numgrad.ops.registry import OPS
+from numgrad.ops.records import OPS
 
 
 def test_every_rule_resolves_to_one_definition():

@@ -20,7 +20,8 @@ from ..tensor import Tensor
 from . import grad_mode
 from . import tape
 from . import profiler as _profiler
-from .nodes import AccumulateGrad, edge
+from .inplace import edge
+from .nodes import AccumulateGrad
 
 
 def _as_tuple(x):
@@ -518,7 +519,8 @@ def _fresh_copy(g):
     """A copy of ``g`` (which records nothing: it needs no gradient here)."""
     if not _copy:
         # Bound on first use: the ops import autograd.
-        from ..ops.registry import OPS, run_elementwise
+        from ..ops.registry import run_elementwise
+        from ..ops.records import OPS
         _copy.append((OPS["copy"], run_elementwise))
     op, run = _copy[0]
     return run(op, (g,))

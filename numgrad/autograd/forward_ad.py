@@ -2,7 +2,10 @@
 
 A tangent lives in the primal's ``_fw_tangent`` slot for the lifetime of one dual level. Inside
 a *batched* level (used by the Jacobian transforms) every tangent carries an extra leading dim:
-B directions are pushed through the function in one pass.
+B directions are pushed through the function in one pass. Elementwise rules batch for free:
+each input's tangent is padded to the result's rank so the batch dim broadcasts against the
+(unbatched) primals. Ops that move dims or reduce declare a batched rule in their record
+(``batched_jvp``); any other op falls back to one call per direction.
 """
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ import weakref
 from contextlib import contextmanager
 from typing import NamedTuple, Optional
 
-from . import grad_mode, tape
+from . import grad_mode
 
 __all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
            "UnpackedDualTensor"]
@@ -27,6 +30,8 @@ class _Level:
 
 
 _current: list = [None]
+# Nonzero while a dual level is open: the dispatchers' tangent hooks test it first.
+_dual_levels = [0]
 
 
 def _level() -> _Level:
@@ -42,7 +47,7 @@ def _enter(batch, differentiable=True):
     if _current[0] is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _current[0] = _Level(batch, differentiable)
-    tape._dual_levels[0] = 1
+    _dual_levels[0] = 1
     return 0
 
 
@@ -57,7 +62,7 @@ def exit_dual_level(*, level: Optional[int] = None) -> None:
         if t is not None:
             t._fw_tangent = None
     _current[0] = None
-    tape._dual_levels[0] = 0
+    _dual_levels[0] = 0
 
 
 class dual_level:
@@ -163,8 +168,7 @@ def propagate(op, inputs, result, params=None):
             total = _apply_rules(op, tangents, result, primals, params)
             shape = result._shape
         else:
-            from . import batching
-            total = batching.batched_jvp(op, tangents, result, primals, params)
+            total = batched_jvp(op, tangents, result, primals, params)
             shape = (lvl.batch,) + result._shape
         if total is None:
             return
@@ -202,6 +206,43 @@ def _primal(x):
     p._grad_fn = x._grad_fn
     p._output_nr = x._output_nr
     return p
+
+
+def batched_jvp(op, tangents, result, primals, params):
+    """The result's batched tangent: the sum of each input's batched contribution."""
+    ans = _primal(result)
+    rules = op.batched_jvp or None
+    elementwise = op.kind == "elementwise" and rules is None
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None or op.jvp[i] is None:
+            continue
+        if elementwise:
+            pad = result.ndim - (t.ndim - 1)
+            if pad:
+                t = t.reshape((t.shape[0],) + (1,) * pad + tuple(t.shape[1:]))
+            contrib = op.jvp[i](t, ans, *primals, **params)
+        elif rules is not None:
+            contrib = rules[i](t, ans, *primals, **params) if rules[i] is not None else None
+        else:
+            contrib = _per_direction(op.jvp[i], t, ans, primals, params)
+        if contrib is None:
+            continue
+        total = contrib if total is None else total + contrib
+    return total
+
+
+def _per_direction(rule, t, ans, primals, params):
+    """Fallback for ops without a batched rule: the plain rule applied to each direction, each
+    result copied into its row of the batched tangent. The copies are in-place writes, which
+    both modes differentiate, so the tangent may itself be differentiated (forward over reverse)."""
+    total = None
+    for b in range(t.shape[0]):
+        row = rule(t[b], ans, *primals, **params)
+        if total is None:
+            total = row.new_empty((t.shape[0],) + tuple(row.shape))
+        total[b].copy_(row)
+    return total
 
 
 # ------------------------------------------------------------------------------ in-place writes

@@ -5,7 +5,8 @@ import functools
 
 from . import grad_mode, saving, tape
 from .inplace import check_inplace
-from .nodes import Node, edge, modified_error
+from .inplace import edge
+from .nodes import Node, modified_error
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable"]
 

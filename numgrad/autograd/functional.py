@@ -307,10 +307,10 @@ def _jacobian_rows(i, out, inputs, create_graph, strict):
 
 def _stack(rows, x, out):
     from ..creation import zeros
-    from .batching import stack_rows
+    from ..ops.movement import stack
     if not rows:
         return zeros(tuple(out.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
-    block = stack_rows(rows) if len(rows) > 1 else rows[0]
+    block = stack(rows, 0) if len(rows) > 1 else rows[0]
     return block.reshape(tuple(out.shape) + tuple(x.shape))
 
 

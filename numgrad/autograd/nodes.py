@@ -10,7 +10,6 @@ import re
 import weakref
 
 from ..dtypes import torch_type_name
-from .inplace import refresh_view
 
 # The Wengert list's numbering: every node takes the next position when it is made.
 positions = itertools.count()
@@ -270,20 +269,6 @@ def grad_accumulator(t) -> AccumulateGrad:
         acc = AccumulateGrad(t)
         t.__dict__["_accumulator"] = weakref.ref(acc)
     return acc
-
-
-def edge(x):
-    """(node, output index) through which a cotangent reaches ``x``; (None, 0) if none does."""
-    if x.__class__ is float or x.__class__ is int or not hasattr(x, "_storage"):
-        return (None, 0)
-    if x._base is not None:
-        refresh_view(x)
-    fn = x._grad_fn
-    if fn is not None:
-        return (fn, x._output_nr)
-    if x._requires_grad:
-        return (grad_accumulator(x), 0)
-    return (None, 0)
 
 
 def retain_grad(t):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 
 from ..memo import Memo
-from .nodes import edge
+from . import inplace
 from .rule_reads import FULL, META, argument_reads
 
 
@@ -142,7 +142,7 @@ def save_values(node, op, inputs, first, need):
 def snapshot(x):
     """A copy of tensor ``x`` that carries x's history and tangent: what a node of an in-place
     op reads of ``x`` once the write has overwritten it (PyTorch saves such a copy too)."""
-    fn, nr = edge(x)  # a view's history is brought up to date first
+    fn, nr = inplace.edge(x)  # a view's history is brought up to date first
     copy = x._view(x._shape, x._strides).clone()  # cloned outside autograd: records no node
     if fn is not None and x._grad_fn is not None:
         copy._requires_grad = True
@@ -216,7 +216,7 @@ def pack(x, hooks):
     stack = hooks_stack()
     _local.stack = []
     try:
-        e = edge(x)
+        e = inplace.edge(x)
         return Packed(hooks[0](x), hooks[1], e if e[0] is not None else None)
     finally:
         _local.stack = stack

@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import traceback
 
-from . import grad_mode
-from .inplace import adopts_base_grad, check_inplace, refresh_view
+from . import grad_mode, inplace
+from .forward_ad import _dual_levels, propagate, write_tangent
 from .nodes import Node, grad_accumulator, positions
 from .saving import current_hooks, pack_saved, save_values, saved_levels, saved_levels_cache, watched
 from .saving import snapshot  # noqa: F401  (the dispatcher's in-place path calls it as tape.snapshot)
@@ -20,7 +20,7 @@ def should_record(inputs) -> bool:
     for x in inputs:
         if getattr(x, "_requires_grad", False):
             return True
-        if getattr(x, "_base", None) is not None and adopts_base_grad(x):
+        if getattr(x, "_base", None) is not None and inplace.adopts_base_grad(x):
             return True
     return False
 
@@ -64,7 +64,7 @@ def record(op, inputs, result, params=None, outputs=None, variant=None):
         else:
             kinds |= bit
             if x._base is not None:
-                refresh_view(x)
+                inplace.refresh_view(x)
             fn = x._grad_fn
             if fn is not None:
                 nexts.append((fn, x._output_nr))
@@ -160,11 +160,6 @@ def _kinds_class(op, kinds: int, end: int):
     return cls
 
 
-# Nonzero while a forward-mode dual level is open (forward_ad sets it): the tangent hooks
-# test it first.
-_dual_levels = [0]
-
-
 def has_tangents(inputs) -> bool:
     if not _dual_levels[0]:
         return False
@@ -173,7 +168,6 @@ def has_tangents(inputs) -> bool:
 
 def forward_jvp(op, inputs, result, params=None):
     """Set ``result``'s tangent from the op's JVP rules and its inputs' tangents."""
-    from .forward_ad import propagate
     propagate(op, inputs, result, params)
 
 
@@ -200,7 +194,7 @@ def rebase(target, source):
     When ``target`` is a view, its base takes a CopySlices node that routes the written region's
     cotangent to the write and the rest to the base's previous history.
     """
-    check_inplace(target, (source,))
+    inplace.check_inplace(target, (source,))
     if source._requires_grad:
         target._requires_grad = True
         target._grad_fn = source._grad_fn
@@ -210,10 +204,8 @@ def rebase(target, source):
         target._requires_grad = False
     base = target._base
     if base is not None and (base._requires_grad or source._requires_grad) and grad_mode._state.enabled:
-        from .copyslices import record_copy_slices
-        record_copy_slices(base, target)
+        inplace.record_copy_slices(base, target)
     elif target._base is None and target._grad_fn is not None:
         target.__dict__["_rebased_at"] = target._grad_fn.position
     if _dual_levels[0] and (source._fw_tangent is not None or target._fw_tangent is not None):
-        from .forward_ad import write_tangent
         write_tangent(target, source)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import special
 from ..ops import functional_elementwise
-from ..ops.registry import OPS
+from ..ops.records import OPS
 from . import nn_rules, products, randomness
 from .dispatch import RANDOM, TENSOR_ARGUMENT_METHODS, call
 from .rules import (along_dims, assigning, at_level, bind, broadcasting, expanded, expanding, first_parameter,

@@ -77,7 +77,7 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    from .. import where
+    from ..ops.functional_elementwise import where
     from ..random.factories import empty_in_memory_order
     kw = _gen(generator)
 

@@ -14,9 +14,10 @@ from ..tensor import Tensor
 from ..autograd import tape
 from ..autograd.inplace import check_inplace
 from ..autograd.tape import plain as _plain, record_result as _record
-from . import slice_views, views
+from . import basic_indexing, slice_views, views
 from .host_fallback import on_host, on_host_inplace
-from .registry import primitive, torch_type_name
+from ..dtypes import torch_type_name
+from .records import primitive
 
 __all__ = ["index_put", "nonzero", "argwhere", "masked_select", "masked_fill", "masked_scatter",
            "count_nonzero"]
@@ -75,7 +76,6 @@ def _parse(x, index, scalar_tensors_select=True):
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.ndim:
         raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
-    from . import indexing
     v = x
     dim = 0
     adv = []
@@ -111,10 +111,10 @@ def _parse(x, index, scalar_tensors_select=True):
             v = views.unsqueeze(v, dim)
             dim += 1
         elif isinstance(i, slice):
-            v = indexing.basic_index(v, (slice(None),) * dim + (i,))
+            v = basic_indexing.basic_index(v, (slice(None),) * dim + (i,))
             dim += 1
         else:
-            v = _select(v, dim, indexing._as_int(i), pos)
+            v = _select(v, dim, basic_indexing.as_int(i), pos)
     return v, adv
 
 
@@ -304,8 +304,7 @@ def setitem(x, index, value):
     write wins, as PyTorch's CPU kernels do)."""
     v, adv = _parse(x, index)
     if not adv:
-        from . import indexing
-        indexing.write_view(x, v, value)
+        basic_indexing.write_view(x, v, value)
         return
     indices = index if isinstance(index, tuple) else (index,)
     _check_no_overlap(v, indices, value)

@@ -12,7 +12,7 @@ from .. import dtypes
 from ..autograd import tape
 from ..backends.cpu import blas
 from ..tensor import Tensor
-from .registry import not_implemented, primitive
+from .records import not_implemented, primitive
 
 __all__: list = []
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from . import functional_elementwise as E
-from .registry import torch_type_name
+from ..dtypes import torch_type_name
 
 __all__ = ["equal", "isclose", "allclose"]
 

@@ -10,7 +10,9 @@ from ..autograd import grad_mode
 from ..autograd.tape import plain, record_result
 from ..return_types import return_type
 from . import functional_elementwise as F
-from .registry import backend, get_op, primitive, torch_type_name, write_out
+from .registry import backend, write_out
+from ..dtypes import torch_type_name
+from .records import get_op, primitive
 
 __all__ = ["diff", "logcumsumexp", "aminmax", "renorm", "vander", "trapezoid", "cumulative_trapezoid",
            "broadcast_tensors", "broadcast_to", "block_diag", "isin"]

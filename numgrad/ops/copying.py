@@ -7,7 +7,8 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.inplace import check_inplace
 from ..devices import as_device
 from ..tensor import DETACH_HINT, LEAF_ONLY
-from .registry import OPS, backend, primitive, run_elementwise
+from .registry import backend, resize_out, run_elementwise
+from .records import OPS, primitive
 
 __all__ = ["clone", "contiguous", "to", "copy_", "detach", "detach_", "fill_", "zero_", "requires_grad_",
            "type", "double", "float", "half", "long", "int", "short", "char", "byte", "bool", "cpu", "cuda",
@@ -116,7 +117,7 @@ def type(input, dtype=None, non_blocking=False):
     (``numgrad.DoubleTensor`` or 'torch.cuda.FloatTensor') or a dtype."""
     from .. import legacy
     if dtype is None:
-        return legacy.type_name(input.dtype, input.device.type)
+        return dtypes.legacy_type_name(input.dtype, input.device.type)
     return legacy.retype(input, dtype)
 
 
@@ -269,24 +270,6 @@ def resize_(input, *sizes):
     if input._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     return resize_out(input, shape)
-
-
-def resize_out(input, shape):
-    """:func:`resize_` for an ``out=`` tensor: PyTorch resizes those even when they require grad
-    (callers refuse that in grad mode first)."""
-    from ..storage import Storage
-    n = shapes.prod(shape)
-    if input._offset + n > input._storage.data.shape[0]:
-        old = input._storage
-        new = Storage.empty(input._offset + n, input.dtype, input.device)
-        if input.device.type == "cpu":
-            keep = min(old.data.shape[0], new.data.shape[0])
-            new.data[:keep] = old.data[:keep]
-        new.version = old.version
-        input._storage = new
-    input._shape = tuple(shape)
-    input._strides = shapes.contiguous_strides(shape)
-    return input
 
 
 def new_tensor(input, data, *, dtype=None, device=None, requires_grad=False):

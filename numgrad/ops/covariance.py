@@ -7,7 +7,7 @@ import warnings
 from .. import dtypes
 from ..autograd.tape import plain
 from . import functional_elementwise as F
-from .registry import torch_type_name
+from ..dtypes import torch_type_name
 
 __all__ = ["cov", "corrcoef"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from .kernel_ops import HOST, Call, apply, kernel_op
-from .registry import torch_type_name
+from ..dtypes import torch_type_name
 
 __all__: list = []
 

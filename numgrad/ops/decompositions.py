@@ -10,7 +10,9 @@ from .. import dtypes, shapes
 from ..autograd import tape
 from ..return_types import return_type as _return_type
 from .host_fallback import on_host
-from .registry import primitive, torch_type_name, write_out as _write_out
+from .registry import write_out as _write_out
+from ..dtypes import torch_type_name
+from .records import primitive
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
            "eigvalsh"]

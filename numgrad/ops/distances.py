@@ -10,7 +10,8 @@ import math
 from .. import shapes
 from ..autograd import grad_mode, tape
 from .functional_elementwise import where
-from .registry import primitive, torch_type_name
+from ..dtypes import torch_type_name
+from .records import primitive
 
 __all__ = ["cdist"]
 

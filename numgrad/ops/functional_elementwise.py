@@ -17,7 +17,9 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from ..autograd import tape
-from .registry import OPS, check_out, check_out_grad, run_elementwise, torch_type_name
+from .registry import check_out, check_out_grad, run_elementwise
+from ..dtypes import torch_type_name
+from .records import OPS
 
 # Grown by @_public below and by ``ops.elementwise.binding`` as the family modules declare ops.
 __all__ = []
@@ -105,8 +107,7 @@ def _check_divisor(a, b):
     if hasattr(b, "_storage"):
         if b.dtype.is_floating_point:
             return
-        from .reductions import any as _any
-        zero = bool(_any(run_elementwise(OPS["eq"], (b, 0))))
+        zero = bool(run_elementwise(OPS["eq"], (b, 0)).any())
     elif b.__class__ is int:
         # The divisor is converted to the integer type first: 256 is 0 in uint8.
         zero = b % (1 << 8 * dtypes.result_type(a, b).itemsize) == 0
@@ -189,8 +190,7 @@ def pow(input, exponent, *, out=None):
     rt = dtypes.result_type(input, exponent)
     if not rt.is_floating_point:
         if hasattr(exponent, "_storage"):
-            from .reductions import any as _any
-            negative_exponent = bool(_any(run_elementwise(OPS["lt"], (exponent, 0)))) if exponent.numel() else False
+            negative_exponent = bool(run_elementwise(OPS["lt"], (exponent, 0)).any()) if exponent.numel() else False
         else:
             negative_exponent = exponent < 0
         if negative_exponent:
@@ -344,8 +344,7 @@ def where(condition, input=None, other=None, *, out=None):
     Elementwise choice: input where condition is True, otherwise other. With only
     ``condition``, the same as ``nonzero(condition, as_tuple=True)``."""
     if input is None and other is None:
-        from . import indexing
-        return indexing.nonzero(condition, as_tuple=True)
+        return condition.nonzero(as_tuple=True)
     if hasattr(condition, "_storage") and condition.dtype is not dtypes.bool:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{condition.dtype.name.capitalize()}")

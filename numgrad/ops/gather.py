@@ -10,10 +10,12 @@ from ..tensor import Tensor
 from ..autograd import tape
 from ..autograd.inplace import check_inplace
 from ..autograd.tape import record_result as _record
-from .registry import primitive, torch_type_name, write_out as _write_out
+from .registry import write_out as _write_out
+from ..dtypes import torch_type_name
+from .records import primitive
 
-__all__ = ["gather", "scatter", "scatter_add", "scatter_reduce", "index_select", "index_add",
-           "index_copy", "index_fill", "index_reduce", "take", "put", "take_along_dim"]
+__all__ = ["gather", "scatter", "scatter_add", "index_select", "index_add", "index_copy", "index_fill", "take",
+           "put", "take_along_dim"]
 
 _INT_INDEX = (dtypes.int64, dtypes.int32)
 
@@ -529,9 +531,5 @@ def put_(input, index, source, accumulate=False):
                      lambda s: put(s, index, source, accumulate), input, (), (source,), index=index)
 
 
-from .scatter_reduce import index_reduce, index_reduce_, scatter_reduce, scatter_reduce_  # noqa: E402,F401
-
-
-TENSOR_METHODS = {"scatter_": scatter_, "scatter_add_": scatter_add_, "scatter_reduce_": scatter_reduce_,
-                  "index_add_": index_add_, "index_copy_": index_copy_, "index_fill_": index_fill_,
-                  "index_reduce_": index_reduce_, "put_": put_}
+TENSOR_METHODS = {"scatter_": scatter_, "scatter_add_": scatter_add_, "index_add_": index_add_,
+                  "index_copy_": index_copy_, "index_fill_": index_fill_, "put_": put_}

@@ -9,7 +9,7 @@ import operator
 
 from .. import shapes
 from ..autograd.tape import plain, record_result
-from .registry import primitive
+from .records import primitive
 
 __all__ = ["meshgrid", "cartesian_prod", "rot90"]
 

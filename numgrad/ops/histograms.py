@@ -6,7 +6,7 @@ import numpy as np
 from .. import names
 from ..creation import linspace, tensor
 from ..return_types import return_type
-from .registry import torch_type_name
+from ..dtypes import torch_type_name
 
 __all__ = ["histogram"]
 

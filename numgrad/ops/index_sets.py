@@ -8,7 +8,7 @@ import operator
 import numpy as np
 
 from .. import dtypes
-from .registry import torch_type_name
+from ..dtypes import torch_type_name
 
 __all__ = ["tril_indices", "triu_indices", "combinations"]
 

@@ -1,123 +1,21 @@
-"""Indexing: ``x[...]`` reads and writes. Basic indices (ints, slices, None, Ellipsis) are views;
-anything else goes to advanced indexing (``ops/advanced.py``)."""
+"""Indexing: ``x[...]`` reads and writes (``Tensor.__getitem__`` and ``__setitem__``). Basic
+indices (ints, slices, None, Ellipsis) are views (``ops/basic_indexing.py``); anything else goes
+to advanced indexing (``ops/advanced.py``)."""
 from __future__ import annotations
 
-import operator
-
-from .. import shapes
-from . import slice_views, views
-
-__all__ = []
-
-
-def _is_int(i) -> bool:
-    if isinstance(i, bool) or hasattr(i, "_storage"):
-        return False
-    try:
-        operator.index(i)
-    except TypeError:
-        return False
-    return True
-
-
-def _is_basic(i) -> bool:
-    return i is None or i is Ellipsis or isinstance(i, slice) or _is_int(i)
-
-
-def _is_advanced(i) -> bool:
-    import numpy as np
-    return hasattr(i, "_storage") or isinstance(i, (bool, list, tuple, np.ndarray, np.bool_))
-
-
-def _check_types(items):
-    for i in items:
-        if isinstance(i, str):
-            # PyTorch reads a string as data for an index tensor, and no dtype holds it.
-            raise TypeError("new(): invalid data type 'str'")
-        if not (_is_basic(i) or _is_advanced(i)):
-            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                             f"are valid indices (got {type(i).__name__})")
-
-
-def _expand_index(index, ndim):
-    """The index as a list of (item, its position in ``index``) with its Ellipsis replaced by
-    full slices (a second one is empty)."""
-    items = list(index) if isinstance(index, tuple) else [index]
-    consumed = sum(1 for i in items if i is not None and i is not Ellipsis)
-    if consumed > ndim:
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    out, seen = [], False
-    for pos, i in enumerate(items):
-        if i is Ellipsis:
-            if not seen:
-                out.extend([(slice(None), pos)] * (ndim - consumed))
-            seen = True
-        else:
-            out.append((i, pos))
-    return out
-
-
-def _slice_bounds(i: slice, size: int):
-    """(start, length, step) of a slice over ``size`` items; steps must be positive."""
-    step = 1 if i.step is None else _as_int(i.step)
-    if step == 0:
-        raise ValueError("slice step cannot be zero")
-    if step < 0:
-        raise ValueError("step must be greater than zero")
-    start, stop, step = slice(_opt_int(i.start), _opt_int(i.stop), step).indices(size)
-    length = max(0, (stop - start + step - 1) // step)
-    return (start if length else 0), length, step
-
-
-def basic_index(x, index):
-    """Apply ints, slices, None and Ellipsis as one chain of views. As in PyTorch, a lone slice
-    always makes a slice view, full slices inside a tuple are skipped, and an index that changes
-    nothing gives an alias: never ``x`` itself."""
-    if isinstance(index, slice):
-        if not x.ndim:
-            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-        return slice_views.slice_view(x, 0, *_slice_bounds(index, x._shape[0]))
-    items = _expand_index(index, x.ndim)
-    out = x
-    dim = 0   # dim of ``out`` the next item applies to
-    for i, pos in items:
-        if i is None:
-            out = views.unsqueeze(out, dim)
-            dim += 1
-            continue
-        size = out._shape[dim]
-        if isinstance(i, slice):
-            start, length, step = _slice_bounds(i, size)
-            if start != 0 or length != size or step != 1:
-                out = slice_views.slice_view(out, dim, start, length, step)
-            dim += 1
-        else:
-            k = _as_int(i)
-            if not -size <= k < size:
-                # PyTorch names the int's position in the index, not a dim.
-                raise IndexError(f"index {k} is out of bounds for dimension {pos} with size {size}")
-            out = slice_views.select(out, dim, k)
-    return slice_views.alias(out) if out is x else out
-
-
-def _as_int(v):
-    return shapes._as_index(v, "index")
-
-
-def _opt_int(v):
-    return None if v is None else _as_int(v)
+from . import advanced
+from .basic_indexing import basic_index, check_types, is_basic, is_int, write_view
 
 
 def getitem(x, index):
     """``x[index]``: a view for basic indices, a copy for advanced ones."""
     items = index if isinstance(index, tuple) else (index,)
-    _check_types(items)
-    if all(_is_basic(i) for i in items):
-        if x.ndim == 0 and any(_is_int(i) for i in items):
+    check_types(items)
+    if all(is_basic(i) for i in items):
+        if x.ndim == 0 and any(is_int(i) for i in items):
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         return basic_index(x, index)
-    from . import advanced
     return advanced.getitem(x, index)
 
 
@@ -126,38 +24,8 @@ def setitem(x, index, value):
     if isinstance(value, str):
         raise TypeError(f"can't assign a str to a {x.type()}")
     items = index if isinstance(index, tuple) else (index,)
-    _check_types(items)
-    if all(_is_basic(i) for i in items):
+    check_types(items)
+    if all(is_basic(i) for i in items):
         write_view(x, basic_index(x, index), value)
         return
-    from . import advanced
     advanced.setitem(x, index, value)
-
-
-def write_view(x, target, value):
-    """Write ``value`` (broadcast) into ``target``, a view of ``x`` made by basic indexing."""
-    if hasattr(value, "_storage"):
-        target.copy_(value)
-    elif x._requires_grad:
-        target.copy_(_scalar_tensor(value, x))
-    else:
-        target.fill_(value)
-    if target._storage is x._storage and target is not x:
-        _rebase_view_write(x, target)
-
-
-def nonzero(input, *, as_tuple=False):
-    """The indices of ``input``'s nonzero elements (see :func:`numgrad.nonzero`)."""
-    from . import advanced
-    return advanced.nonzero(input, as_tuple=as_tuple)
-
-
-def _scalar_tensor(value, x):
-    from ..creation import tensor
-    return tensor(value, dtype=x.dtype, device=x.device)
-
-
-def _rebase_view_write(base, view):
-    """After writing into a view of ``base``, give ``base`` the history of that write."""
-    from ..autograd import views_history
-    views_history.propagate_view_write(base, view)

@@ -8,7 +8,8 @@ from ..autograd.grad_mode import _state as _grad_state
 from ..autograd.inplace import check_inplace as _autograd_check_inplace
 from ..autograd.saving import save_snapshot as _save_snapshot
 from ..tensor import Tensor
-from .registry import can_cast, torch_type_name
+from .registry import can_cast
+from ..dtypes import torch_type_name
 
 
 def inplace_apply(self, fn, args, kwargs, takes_out=None):

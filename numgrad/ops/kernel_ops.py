@@ -26,7 +26,8 @@ from ..autograd import profiler
 from ..autograd import tape
 from ..devices import CPU
 from ..tensor import Tensor
-from .registry import Op, check_devices, register
+from .registry import check_devices
+from .records import Op, register
 
 HOST = "host"
 

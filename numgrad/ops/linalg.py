@@ -9,7 +9,11 @@ from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..autograd.grad_mode import _state as _grad_state
-from .registry import primitive, torch_type_name, write_out as _write_out
+from .registry import write_out as _write_out
+from ..dtypes import torch_type_name
+from .records import primitive
+from ..storage import Storage
+from ..tensor import Tensor
 from . import views
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv",
@@ -107,16 +111,21 @@ def _run_product(op, a, b, out_shape):
     return result
 
 
+def _wrap(shape, dtype):
+    """A fresh product's flat buffer as a contiguous CPU tensor of ``shape``."""
+    strides, make = shapes.contiguous_strides(shape), Tensor._make
+    return lambda buffer: make(Storage(buffer, CPU), shape, strides, 0, dtype)
+
+
 def _raw_product(a, b, out_shape):
     """The batched product of ``a`` (…, M, K) and ``b`` (…, K, N), outside the graph."""
     if a._storage.device is CPU and b._storage.device is CPU:
         key = (a.dtype, b.dtype, a._shape, a._strides, b._shape, b._strides)
         plan = _plans.get(key)
         if plan is None:
-            plan = _plans[key] = _cpu_kernels.bmm_plan(a, b, out_shape) or False
+            plan = _plans[key] = _cpu_kernels.bmm_plan(a, b, out_shape, _wrap(out_shape, a.dtype)) or False
         if plan:
             return plan(a, b)
-    from ..tensor import Tensor
     from .registry import check_devices
     device = check_devices((a, b))
     result = Tensor._empty(out_shape, a.dtype, device)
@@ -209,7 +218,6 @@ def dot(input, tensor, *, out=None):
     if n != m:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
                            f"number of elements, but got {n} and {m} elements respectively")
-    from ..tensor import Tensor
     from .registry import check_devices
     device = check_devices((input, tensor))
     result = Tensor._empty((), input.dtype, device)

@@ -10,7 +10,9 @@ from ..autograd import tape
 from ..return_types import return_type
 from . import decompositions as D
 from .linalg import matmul
-from .registry import primitive, torch_type_name, write_out as _write_out
+from .registry import write_out as _write_out
+from ..dtypes import torch_type_name
+from .records import primitive
 
 __all__ = ["inverse", "det", "slogdet", "logdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
            "trace", "cross", "norm"]

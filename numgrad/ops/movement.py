@@ -14,7 +14,9 @@ from ..tensor import Tensor
 from ..autograd.tape import plain as _plain, record_result as _record
 from ..backends.cpu.memory import host_buffer
 from .host_fallback import on_host
-from .registry import Op, can_cast, primitive, torch_type_name, write_out as _out
+from .registry import can_cast, write_out as _out
+from ..dtypes import torch_type_name
+from .records import Op, primitive
 from .slice_views import diagonal_backward as _diagonal_backward
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",

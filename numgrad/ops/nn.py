@@ -15,7 +15,7 @@ from .. import dtypes, shapes
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..autograd.tape import record_result as _finish
-from .registry import primitive
+from .records import primitive
 
 __all__ = ["softmax", "log_softmax", "class_nll", "im2col", "col2im", "max_pool2d", "constant_pad", "Geometry"]
 
@@ -96,7 +96,7 @@ def _threads() -> int:
 
 
 def _type_name(d):
-    from .registry import torch_type_name
+    from ..dtypes import torch_type_name
     return torch_type_name(d)
 
 

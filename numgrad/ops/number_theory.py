@@ -14,7 +14,9 @@ from ..return_types import return_type
 from ..creation import tensor as _tensor
 from . import functional_elementwise as _E
 from .elementwise.shared import like
-from .registry import elementwise, run_elementwise, torch_type_name
+from .registry import run_elementwise
+from ..dtypes import torch_type_name
+from .records import elementwise
 
 __all__ = ["gcd", "gcd_", "lcm", "lcm_", "frexp", "igamma", "igammac", "igamma_", "igammac_"]
 

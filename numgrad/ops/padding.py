@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..autograd import tape
 from .gather import index_add, index_select
-from .registry import primitive
+from .records import primitive
 
 __all__ = ["index_pad", "source_indices"]
 

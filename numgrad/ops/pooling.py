@@ -12,7 +12,7 @@ from .. import dtypes
 from ..autograd import tape
 from ..devices import CPU
 from .kernel_ops import HOST, Call, apply, kernel_op
-from .registry import torch_type_name
+from ..dtypes import torch_type_name
 from .statistics import _mean_op
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d"]

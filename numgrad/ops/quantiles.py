@@ -10,7 +10,9 @@ from ..return_types import return_type as _return_type
 from .reductions import maxmin_jvp as _maxmin_jvp, maxmin_vjp as _maxmin_vjp
 from .selection import select_jvp as _select_jvp, select_vjp as _select_vjp
 from .composites import out_pair
-from .registry import primitive, torch_type_name, write_out
+from .registry import write_out
+from ..dtypes import torch_type_name
+from .records import primitive
 
 __all__ = ["quantile", "nanquantile", "nanmedian"]
 

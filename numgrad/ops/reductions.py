@@ -13,7 +13,8 @@ from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..creation import ones_like
-from .registry import backend, reduction, write_out as _write_out
+from .registry import backend, write_out as _write_out
+from .records import reduction
 
 __all__ = ["sum", "prod", "amax", "amin", "any", "all", "sum_to"]
 

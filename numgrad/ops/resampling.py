@@ -14,7 +14,7 @@ from .. import dtypes
 from ..autograd.tape import plain, record_result, should_record
 from ..tensor import Tensor
 from .kernel_ops import HOST, Call, _array, apply, kernel_op
-from .registry import primitive
+from .records import primitive
 
 __all__ = ["resample", "nearest_taps", "linear_taps", "cubic_taps", "antialias_taps", "area_taps", "grid_sampler"]
 

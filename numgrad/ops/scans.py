@@ -7,7 +7,8 @@ from .. import dtypes, shapes
 from ..autograd import tape
 from ..return_types import return_type as _return_type
 from .reductions import prod_op, sum, sum_op
-from .registry import backend, primitive, write_out as _write_out
+from .registry import backend, write_out as _write_out
+from .records import primitive
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 

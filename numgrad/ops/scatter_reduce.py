@@ -16,7 +16,9 @@ from ..autograd.tape import plain as _plain
 from .functional_elementwise import where
 from .gather import (_as_nd, _check_range, _check_vector_index, _copy, _fmt, _in_place, _kernels, _record,
                      check_no_overlap, _scatter_args, _zeros, gather, scatter, scatter_add)
-from .registry import primitive, torch_type_name, write_out
+from .registry import write_out
+from ..dtypes import torch_type_name
+from .records import primitive
 
 __all__ = ["scatter_reduce", "index_reduce"]
 
@@ -244,3 +246,6 @@ def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
     check_no_overlap(input, (index, source))
     d, idx = _index_as_scatter(input, dim, index, source, reduce)
     return scatter_reduce_(input, d, idx, source, reduce, include_self=include_self)
+
+
+TENSOR_METHODS = {"scatter_reduce_": scatter_reduce_, "index_reduce_": index_reduce_}

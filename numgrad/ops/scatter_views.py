@@ -5,7 +5,8 @@ from .. import shapes
 from ..autograd import grad_mode
 from ..autograd.tape import plain, record_result
 from ..creation import zeros
-from .registry import primitive, write_out
+from .registry import write_out
+from .records import primitive
 from . import splitting as _splitting
 
 __all__ = ["slice_scatter", "select_scatter", "diagonal_scatter", "as_strided_scatter", "split_with_sizes"]

@@ -9,7 +9,8 @@ from ..autograd.tape import plain as _plain
 from ..return_types import return_type as _return_type
 from .reductions import (amax_op, amin_op, check_nonempty, evenly_jvp, evenly_vjp, reduced_shape, run_reduction,
                          sum, unreduce)
-from .registry import backend, primitive, write_out as _write_out
+from .registry import backend, write_out as _write_out
+from .records import primitive
 
 __all__ = ["max", "min", "argmax", "argmin", "median", "mode"]
 

@@ -4,7 +4,7 @@ VJP (an embedding or scatter of the cotangent) and JVP rules."""
 from __future__ import annotations
 
 from .. import shapes
-from .registry import primitive
+from .records import primitive
 from .view_tracking import inplace_view, make_view
 
 __all__ = ["narrow", "select", "diagonal", "as_strided", "as_strided_"]

@@ -17,7 +17,9 @@ from ..autograd import tape
 from ..backends.cpu.memory import host_buffer
 from ..return_types import return_type as _return_type
 from .host_fallback import on_host
-from .registry import check_out_grad, primitive, torch_type_name
+from .registry import check_out_grad
+from ..dtypes import torch_type_name
+from .records import primitive
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "msort", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "bincount", "histc"]

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from .. import shapes
 from ..autograd import tape
-from ..autograd.views_history import mark_view
+from ..autograd.inplace import mark_view
 from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
-from .registry import primitive, torch_type_name
+from ..dtypes import torch_type_name
+from .records import primitive
 from .slice_views import slice_view as _slice
 
 __all__ = ["unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit"]

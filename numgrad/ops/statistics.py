@@ -17,7 +17,9 @@ from ..autograd.tape import plain as _plain, record_result
 from .reductions import (all_ints as _all_ints, reduction_dims as _dims, nansum_op as _nansum,
                          reduced_shape as _reduced_shape, sum_op as _sum, unreduce as _unreduce, amax,
                          run_reduction, sum)
-from .registry import backend, primitive, torch_type_name, write_out as _write_out
+from .registry import backend, write_out as _write_out
+from ..dtypes import torch_type_name
+from .records import primitive
 
 __all__ = ["mean", "var", "std", "var_mean", "std_mean", "dist", "logsumexp", "count_nonzero",
            "nansum", "nanmean"]

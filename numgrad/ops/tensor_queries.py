@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from .. import shapes
-from ..storage import TypedStorage, UntypedStorage
+from ..storage import UntypedStorage
+from ..typed_storage import TypedStorage
 from ..tensor import Tensor
 from .registry import can_cast as _can_write
 

@@ -3,7 +3,7 @@ history (for later in-place writes) and its forward-mode tangent, and how an in-
 rewrites its input's own metadata."""
 from __future__ import annotations
 
-from ..autograd import tape, views_history as _views_history
+from ..autograd import inplace as _inplace, tape
 from ..autograd.inplace import adopts_base_grad, check_inplace
 from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
@@ -28,15 +28,15 @@ def make_view(x, op, shape, strides, offset=None, params=None, variant=None):
             # As PyTorch's, a view requires grad when its base does, even made without grad.
             out._requires_grad = True
         if _grad_state.inference or x._base is not None and x._view_meta is not None:
-            _views_history.mark_view(x, out, op, variant)
+            _inplace.mark_view(x, out, op, variant)
         else:
             # mark_view's common case, inlined: optimizers and init make views under no_grad.
-            out._view_meta = _views_history.NO_GRAD_MARK
+            out._view_meta = _inplace.NO_GRAD_MARK
             if x._requires_grad:
-                _views_history.note_version(out)
+                _inplace.note_version(out)
     elif x._base is not None and x._view_meta is not None:
         # Only views carry a mark; the slot read first is the cheaper one.
-        _views_history.mark_view(x, out, op, variant)
+        _inplace.mark_view(x, out, op, variant)
     if _dual_levels[0] and x._fw_tangent is not None:
         tape.forward_jvp(op, (x,), out, params)
     return out

@@ -10,7 +10,8 @@ from .. import dtypes, shapes
 from ..autograd import tape
 from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
-from .registry import primitive, torch_type_name
+from ..dtypes import torch_type_name
+from .records import primitive
 from .slice_views import alias
 from .view_tracking import inplace_view, make_view
 

@@ -12,7 +12,7 @@ from collections import namedtuple
 from .. import dtypes
 from ..autograd import tape
 from .kernel_ops import HOST, Call, apply, kernel_op
-from .registry import primitive
+from .records import primitive
 
 __all__ = ["Geometry3", "vol2col", "col2vol", "window_argmax", "adaptive_argmax", "pick", "place", "scatter_back"]
 

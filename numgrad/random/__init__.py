@@ -17,6 +17,6 @@ __all__ = ["Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", 
            "rand_like", "randn_like", "randint_like", "uniform_", "normal_", "random_", "bernoulli_",
            "exponential_", "geometric_", "cauchy_", "log_normal_", "multinomial", "poisson"]
 
-# In-place fills and ``bernoulli`` are also Tensor methods (bound in ops/methods.py).
+# In-place fills and ``bernoulli`` are also Tensor methods (bound in tensor_methods.py).
 TENSOR_METHODS = ("uniform_", "normal_", "random_", "bernoulli_", "bernoulli", "exponential_", "geometric_",
                   "cauchy_", "log_normal_", "multinomial")

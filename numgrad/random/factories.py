@@ -10,8 +10,8 @@ from ..autograd.grad_mode import no_grad
 from ..backends.cpu import mt19937
 from ..devices import as_device
 from ..layouts import check_layout
-from ..ops.copying import resize_out
-from ..ops.registry import check_out_grad, torch_type_name
+from ..ops.registry import check_out_grad, resize_out
+from ..dtypes import torch_type_name
 from ..tensor import Tensor, make_requires_grad
 from .fills import draw_integers, draw_into, exact_int_bounds, normal_, uniform_
 from .generator import generator_or_default

@@ -10,7 +10,7 @@ from .. import dtypes, shapes
 from ..autograd.grad_mode import no_grad
 from ..autograd.inplace import check_inplace
 from ..backends.cpu import mt19937
-from ..ops.registry import torch_type_name
+from ..dtypes import torch_type_name
 from ..tensor import Tensor
 from .generator import generator_or_default
 

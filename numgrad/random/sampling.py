@@ -8,7 +8,9 @@ import numpy as np
 from .. import dtypes
 from ..autograd.tape import record_result
 from ..backends.cpu import mt19937
-from ..ops.registry import check_out_grad, primitive, torch_type_name, write_out
+from ..ops.registry import check_out_grad, write_out
+from ..dtypes import torch_type_name
+from ..ops.records import primitive
 from ..tensor import Tensor
 from .fills import bernoulli_, bernoulli_draws, exponential_
 from .generator import generator_or_default

@@ -24,7 +24,7 @@ _HEADER = """\
 import numpy as np
 from numba import njit, prange, uint64
 from numgrad.backends.cpu.parallel import parallel_njit
-from numgrad.ops.registry import get_op
+from numgrad.ops.records import get_op
 _f = njit(error_model="numpy")(get_op({name!r}).math)
 _c = np.{compute}
 _K = dict(cache=True, error_model="numpy", nogil=True)

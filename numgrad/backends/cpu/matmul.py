@@ -126,13 +126,11 @@ def bmm(a, b, out):
     bmm_arrays(x, y, ia, ib, o, ta, tb)
 
 
-def bmm_plan(a, b, out_shape):
-    """``run(a, b) -> Tensor``: :func:`bmm` into a fresh tensor of ``out_shape`` for operands
-    laid out as ``a`` and ``b`` are, resolved once; None where the general path is needed
-    (integers, float16, no elements, an operand that must be copied)."""
-    from ...storage import Storage
-    from ...tensor import Tensor
-    from ...devices import CPU
+def bmm_plan(a, b, out_shape, wrap):
+    """``run(a, b)``: :func:`bmm` into a fresh buffer for operands laid out as ``a`` and ``b``
+    are, resolved once, returning ``wrap(buffer)`` (the caller's result of shape ``out_shape``
+    over the flat buffer); None where the general path is needed (integers, float16, no
+    elements, an operand that must be copied)."""
     dt = a._storage.data.dtype
     n_out = shapes.prod(out_shape)
     if dt not in _BLAS_DTYPES or n_out == 0 or a._shape[-1] == 0:
@@ -147,8 +145,7 @@ def bmm_plan(a, b, out_shape):
     (xs, xst, ta, ia), (ys, yst, tb, ib) = geometry
     o_shape = (max(shapes.prod(batch), 1), out_shape[-2], out_shape[-1])
     item = dt.itemsize
-    strides = shapes.contiguous_strides(out_shape)
-    nd, empty, make, dtype = np.ndarray, np.empty, Tensor._make, a.dtype
+    nd, empty = np.ndarray, np.empty
     work = out_shape[-2] * out_shape[-1] * a._shape[-1]  # of one product: what OpenBLAS splits
 
     def run(a, b):
@@ -163,7 +160,7 @@ def bmm_plan(a, b, out_shape):
             _bmm_blas(x, y, ia, ib, buf.reshape(o_shape), ta, tb, blas.int_witness())
         else:
             _bmm_loop(x, y, ia, ib, buf.reshape(o_shape), ta, tb)
-        return make(Storage(buf, CPU), out_shape, strides, 0, dtype)
+        return wrap(buf)
     if batch:
         return run
     m, n, k = out_shape[0], out_shape[1], a._shape[-1]
@@ -179,7 +176,7 @@ def bmm_plan(a, b, out_shape):
         note_blas(work)
         _mm_blas(a._storage.data, a._offset, b._storage.data, b._offset, buf, m, n, k, ta, tb,
                  blas.int_witness())
-        return make(Storage(buf, CPU), out_shape, strides, 0, dtype)
+        return wrap(buf)
     return run_matrices
 
 

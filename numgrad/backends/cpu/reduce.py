@@ -27,7 +27,7 @@ _SOURCE = """\
 import numpy as np
 from numba import njit, prange, uint64
 from numgrad.backends.cpu.parallel import parallel_njit
-from numgrad.ops.registry import get_op
+from numgrad.ops.records import get_op
 _c = np.{acc}
 _B = 1024
 _B2 = 32 * _B

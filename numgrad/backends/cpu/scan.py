@@ -12,7 +12,7 @@ from .. import codegen
 _SOURCE = """\
 import numpy as np
 from numba import njit, uint64
-from numgrad.ops.registry import get_op
+from numgrad.ops.records import get_op
 _combine = njit(error_model="numpy")(get_op({name!r}).combine)
 _c = np.{acc}
 _K = dict(cache=True, error_model="numpy", nogil=True)

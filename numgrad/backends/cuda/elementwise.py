@@ -17,7 +17,7 @@ from . import runtime
 _HEADER = """\
 import numpy as np
 from numba import cuda
-from numgrad.ops.registry import get_op
+from numgrad.ops.records import get_op
 _c = np.{compute}
 if cuda.config.ENABLE_CUDASIM:
     # The simulator runs device functions as Python, where math on NumPy scalars raises

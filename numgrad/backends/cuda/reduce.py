@@ -27,7 +27,7 @@ from . import runtime
 _SOURCE = """\
 import numpy as np
 from numba import cuda
-from numgrad.ops.registry import get_op
+from numgrad.ops.records import get_op
 _combine = cuda.jit(device=True)(get_op({name!r}).combine)
 _c = np.{acc}
 _TPB = {tpb}

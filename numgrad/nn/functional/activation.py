@@ -12,7 +12,9 @@ from ...ops.nn import log_softmax as _log_softmax, softmax as _softmax
 from ...creation import empty as _empty, full_like as _full_like, zeros as _zeros
 from ...ops.elementwise.activations import _SELU_ALPHA, _SELU_SCALE
 from ...ops.movement import cat as _cat
-from ...ops.registry import OPS, primitive, run_elementwise, run_in_place, torch_type_name
+from ...ops.registry import run_elementwise, run_in_place
+from ...dtypes import torch_type_name
+from ...ops.records import OPS, primitive
 from ...random import exponential_ as _exponential_, uniform_ as _uniform_
 from ...shapes import normalize_dim
 

@@ -10,7 +10,7 @@ from ...creation import ones, zeros
 from ...ops.movement import cat as _cat
 from ...ops.attention import fused_attention, fused_attention_supported
 from ...ops.nn import softmax as _softmax
-from ...ops.registry import torch_type_name
+from ...dtypes import torch_type_name
 from ...shapes import broadcast_shapes, prod
 from .common import dropout as _dropout, linear
 from .padding import pad

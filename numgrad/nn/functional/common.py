@@ -11,7 +11,7 @@ from ...creation import arange as _arange
 from ...ops import functional_elementwise as _E
 from ...ops.embedding_bag import embedding_bag_op as _embedding_bag_op
 from ...ops.linalg import addmm as _addmm, check_addmm_dtypes as _check_addmm_dtypes
-from ...ops.registry import primitive
+from ...ops.records import primitive
 
 __all__ = ["linear", "bilinear", "embedding", "embedding_bag", "one_hot", "dropout", "alpha_dropout",
            "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "normalize"]

@@ -11,8 +11,10 @@ import math
 from ... import dtypes
 from ...autograd import tape
 from ...autograd.grad_mode import is_grad_enabled
+from ...ops.movement import cat as _cat
 from ...ops.nn import Geometry, col2im, im2col, max_pool2d as _max_pool
-from ...ops.registry import primitive, torch_type_name
+from ...dtypes import torch_type_name
+from ...ops.records import primitive
 from ...ops.windows3d import Geometry3, col2vol, vol2col
 
 __all__ = ["conv1d", "conv2d", "conv3d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
@@ -331,11 +333,6 @@ _conv = primitive(
     jvp=(lambda t, ans, x, w, b, geom, groups, one_d, cols: _conv_again(t, w, geom, groups, one_d),
          lambda t, ans, x, w, b, geom, groups, one_d, cols: _conv_again(x, t, geom, groups, one_d),
          lambda t, ans, x, w, b, geom, groups, one_d, cols: t.reshape((-1,) + (1,) * (ans.ndim - 2))))
-
-
-def _cat(tensors, dim):
-    from ... import cat
-    return cat(tensors, dim)
 
 
 def _string_padding(padding, kernel, stride, dilation):

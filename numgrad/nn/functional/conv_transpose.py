@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...autograd import tape
 from ...ops.nn import Geometry
-from ...ops.registry import primitive
+from ...ops.records import primitive
 from ...ops.windows3d import Geometry3
 from .conv import (_WIDE_BELOW, _as4, _batched, _check_dtypes, _conv_input_grad, _correlate, _out_shape, _require_float,
                    _weight_from_windows, _windows)

@@ -8,7 +8,7 @@ from ...ops import functional_elementwise as _F
 from ...ops.composites import broadcast_tensors
 from ...ops.index_sets import triu_indices
 from ...ops.matrix_functions import vector_norm
-from ...ops.registry import torch_type_name
+from ...dtypes import torch_type_name
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 

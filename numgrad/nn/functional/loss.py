@@ -7,7 +7,8 @@ import warnings
 
 from ... import dtypes
 from ...autograd import tape
-from ...ops.registry import check_devices, primitive, require_floating
+from ...ops.registry import check_devices, require_floating
+from ...ops.records import primitive
 from ...ops import functional_elementwise as _E
 from ...ops.nn import class_nll, log_softmax as _log_softmax
 from .activation import logsigmoid as _logsigmoid
@@ -223,7 +224,7 @@ def _check_targets(input, target, ignore_index) -> bool:
 
 
 def _type_name(d):
-    from ...ops.registry import torch_type_name
+    from ...dtypes import torch_type_name
     return torch_type_name(d)
 
 

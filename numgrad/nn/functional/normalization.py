@@ -10,7 +10,9 @@ from ... import dtypes
 from ...autograd import tape
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...ops import functional_elementwise as _E
-from ...ops.registry import OPS, primitive, require_floating, run_elementwise, torch_type_name
+from ...ops.registry import require_floating, run_elementwise
+from ...dtypes import torch_type_name
+from ...ops.records import OPS, primitive
 from .padding import pad as _pad
 
 __all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm", "local_response_norm"]

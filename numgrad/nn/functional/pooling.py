@@ -10,7 +10,7 @@ import math
 
 from ...autograd import tape
 from ...ops.pooling import adaptive_avg_pool2d, adaptive_avg_pool2d_backward
-from ...ops.registry import primitive
+from ...ops.records import primitive
 from ...ops.windows3d import adaptive_argmax, col2vol, pick, place, vol2col, window_argmax
 from .activation import relu
 from .conv import _batched, _geometry3, _pair, _require_float, _single, _triple, avg_pool1d, avg_pool2d

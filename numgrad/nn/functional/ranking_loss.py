@@ -6,7 +6,9 @@ from __future__ import annotations
 from ... import dtypes
 from ...creation import arange
 from ...ops import functional_elementwise as _E
-from ...ops.registry import primitive, require_floating, torch_type_name
+from ...ops.registry import require_floating
+from ...dtypes import torch_type_name
+from ...ops.records import primitive
 from .distance import pairwise_distance
 from .loss import _check_reduction, _check_weights_constant, _legacy_reduction, _reduce, _run_loss
 

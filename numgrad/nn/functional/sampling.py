@@ -11,7 +11,8 @@ from ...creation import linspace, ones, zeros
 from ...ops.grids import meshgrid
 from ...ops.movement import stack
 from ...ops.pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
-from ...ops.registry import primitive, torch_type_name
+from ...dtypes import torch_type_name
+from ...ops.records import primitive
 from ...ops.resampling import (antialias_taps, area_taps, cubic_taps, grid_sampler, linear_taps, nearest_taps,
                                resample)
 

@@ -21,7 +21,7 @@ from ...batched import intercept
 from ...ops import recurrent as _R
 from ...ops.linalg import addmm
 from ...ops.movement import cat as _cat, stack as _stack
-from ...ops.registry import primitive
+from ...ops.records import primitive
 from .. import functional as F, init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence

@@ -8,7 +8,8 @@ from numba.extending import register_jitable
 
 from .. import scalar_math
 from ..functional_elementwise import clamp_max, threshold_backward, where
-from ..registry import OPS, elementwise, run_elementwise
+from ..registry import run_elementwise
+from ..records import OPS, elementwise
 from .arithmetic import abs, sign
 from .binding import unary
 from .exponentials import exp, sigmoid

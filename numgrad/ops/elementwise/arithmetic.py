@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ..functional_elementwise import where
-from ..registry import elementwise
+from ..records import elementwise
 from .binding import alias, binary, unary
 from .shared import like, rounded_lerp, scaled_add, scaled_product_add, scaled_quotient_add, zero
 

@@ -11,7 +11,7 @@ import math
 from numba import types
 from numba.extending import overload
 
-from ..registry import elementwise
+from ..records import elementwise
 from .binding import alias, binary, unary
 from .shared import like
 

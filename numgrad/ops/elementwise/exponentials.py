@@ -12,7 +12,7 @@ from numba.extending import register_jitable
 
 from .. import scalar_math
 from ..functional_elementwise import pow, pow_backward, sigmoid_backward, where, xlogy
-from ..registry import _tagged, elementwise
+from ..records import _tagged, elementwise
 from . import vecmath
 from .binding import binary, unary
 from .shared import exact_power, like, magnitude

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from ..functional_elementwise import where
-from ..registry import elementwise
+from ..records import elementwise
 from .binding import binary
 from .comparisons import isfinite, isnan, logical_not
 

@@ -13,7 +13,7 @@ from numba import types
 from numba.extending import overload, register_jitable
 
 from ..functional_elementwise import div
-from ..registry import elementwise, not_implemented, primitive
+from ..records import elementwise, not_implemented, primitive
 from .binding import alias, unary
 from .shared import like, magnitude, zero
 

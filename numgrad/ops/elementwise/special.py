@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import special_math
 from ..functional_elementwise import polygamma, special_i1, where
-from ..registry import elementwise, not_implemented
+from ..records import elementwise, not_implemented
 from .binding import unary
 from .exponentials import exp
 from .shared import like

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..functional_elementwise import tanh_backward, where
-from ..registry import elementwise
+from ..records import elementwise
 from . import vecmath
 from .binding import alias, binary, unary
 from .exponentials import rsqrt

@@ -58,7 +58,7 @@ ROWS = [
 
 def _kernel(name):
     """Call the declared op ``name`` directly, its scalar parameters given by keyword in order."""
-    op = numgrad.ops.registry.OPS[name]
+    op = numgrad.ops.records.OPS[name]
 
     def fn(*args, **kwargs):
         _E.check_floating(name, *(a for a in args if isinstance(a, numgrad.Tensor)))

@@ -1,4 +1,6 @@
-"""Binds the functional API to Tensor methods, in-place variants and Python operators.
+"""Binds every Tensor method that lives above the tensor layer: the functional API as methods,
+in-place variants and Python operators, and the surface that reaches printing, indexing,
+storages, DLPack and autograd.
 
 Every method is a forward to one function, so each op keeps a single home in ``numgrad.ops``.
 """
@@ -6,22 +8,29 @@ from __future__ import annotations
 
 from types import FunctionType
 
-from ..memo import Memo
-from .. import dtypes, shapes
-from ..devices import CPU
-from ..tensor import Tensor
-from . import functional_elementwise as F
-from . import reductions as R, selection as SEL, scans as SC
-from . import statistics as S
-from . import views as V, slice_views as SV
-from . import copying as C
-from . import splitting as SP
-from .numpy_names import accepts_numpy_names
-from .registry import OPS, backend, run_elementwise, run_in_place, torch_type_name
-from ..autograd import tape as _tape
-from ..autograd.saving import saved_args as _saved_args
-from .inplace_forms import has_out_parameter as _takes_out, inplace_apply
-from ..autograd.grad_mode import _state as _grad_state
+from .memo import Memo
+from . import dtypes, shapes
+from .devices import CPU
+from .tensor import Tensor
+from .ops import functional_elementwise as F
+from .ops import reductions as R, selection as SEL, scans as SC
+from .ops import statistics as S
+from .ops import views as V, slice_views as SV
+from .ops import copying as C
+from .ops import splitting as SP
+from .ops.numpy_names import accepts_numpy_names
+from .ops.registry import backend, run_elementwise, run_in_place
+from .dtypes import torch_type_name
+from .ops.records import OPS
+from .autograd import tape as _tape
+from .autograd.saving import saved_args as _saved_args
+from .ops.inplace_forms import has_out_parameter as _takes_out, inplace_apply
+from .autograd.grad_mode import _state as _grad_state
+from . import legacy as _legacy, printing as _printing, typed_storage as _typed_storage
+from .ops import indexing as _indexing
+from .autograd import engine as _engine, nodes as _nodes
+from .autograd.inplace import refresh_view as _refresh_view
+from .utils import dlpack as _dlpack
 
 # name -> function; becomes Tensor.name(self, ...) == function(self, ...)
 METHODS = {}
@@ -30,7 +39,7 @@ for _mod in (F, R, SEL, SC, S, V, SV, C, SP):
         METHODS[_name] = getattr(_mod, _name)
 for _skip in ("copy",):
     METHODS.pop(_skip, None)
-from .nn import softmax as _softmax, log_softmax as _log_softmax  # noqa: E402
+from .ops.nn import softmax as _softmax, log_softmax as _log_softmax  # noqa: E402
 METHODS["softmax"], METHODS["log_softmax"] = _softmax, _log_softmax
 METHODS["unfold"] = SV.unfold  # a method only: numgrad.nn.functional.unfold is im2col
 
@@ -151,43 +160,44 @@ __all__ = [_name + "_" for _name in (
     "sinc", "deg2rad", "rad2deg", "fix", "ldexp")]
 globals().update({_name: getattr(Tensor, _name) for _name in __all__})
 
-from .. import random as _random  # noqa: E402  (random imports Tensor; bound after it exists)
+from . import random as _random  # noqa: E402  (random imports Tensor; bound after it exists)
 for _name in _random.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_random, _name)))
 
-from . import linalg as _linalg  # noqa: E402
+from .ops import linalg as _linalg  # noqa: E402
 for _name in _linalg.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_linalg, _name)))
 for _name in _linalg.INPLACE_METHODS:
     # Without ``out`` in its signature the product is computed first, then written into self.
     setattr(Tensor, _name + "_", _inplace(lambda self, *a, _f=getattr(_linalg, _name), **k: _f(self, *a, **k),
                                           _name))
-from . import advanced as _advanced, gather as _gather, movement as _movement, sorting as _sorting  # noqa: E402
-for _mod in (_advanced, _gather, _movement, _sorting):
+from .ops import (advanced as _advanced, gather as _gather, movement as _movement,  # noqa: E402
+                  scatter_reduce as _scatter_reduce, sorting as _sorting)
+for _mod in (_advanced, _gather, _scatter_reduce, _movement, _sorting):
     for _name in _mod.__all__ + list(_mod.TENSOR_METHODS):
         setattr(Tensor, _name, _method(getattr(_mod, _name)))
 Tensor.flip = _method(_movement._flip_method)  # dims also one by one: x.flip(0, 1)
-from . import comparisons as _comparisons  # noqa: E402
+from .ops import comparisons as _comparisons  # noqa: E402
 for _name in _comparisons.__all__:
     setattr(Tensor, _name, _method(getattr(_comparisons, _name)))
-from . import matrix_functions as _mf  # noqa: E402
+from .ops import matrix_functions as _mf  # noqa: E402
 for _name in _mf.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_mf, _name)))
-from . import composites as _composites, covariance as _covariance, quantiles as _quantiles  # noqa: E402
+from .ops import composites as _composites, covariance as _covariance, quantiles as _quantiles  # noqa: E402
 for _mod in (_composites, _covariance, _quantiles):
     for _name in _mod.TENSOR_METHODS:
         setattr(Tensor, _name, _method(getattr(_mod, _name)))
 Tensor.renorm_ = _inplace(_composites.renorm, "renorm")
-from .grids import rot90 as _rot90  # noqa: E402
+from .ops.grids import rot90 as _rot90  # noqa: E402
 Tensor.rot90 = _method(_rot90)
 Tensor.__matmul__ = lambda self, other: _linalg.matmul(self, other)
 Tensor.__rmatmul__ = lambda self, other: _linalg.matmul(other, self)
 Tensor.__imatmul__ = lambda self, other: inplace_apply(self, lambda x, y: _linalg.matmul(x, y), (other,), {})
 
 
-from . import (aliases as _aliases, conjugation as _conjugation, histograms as _histograms,  # noqa: E402
-               matrix_extras as _matrix_extras, number_theory as _number_theory, scatter_views as _scatter_views)
-from ..creation import empty_strided as _empty_strided, tensor as _tensor  # noqa: E402
+from .ops import (aliases as _aliases, conjugation as _conjugation, histograms as _histograms,  # noqa: E402
+                  matrix_extras as _matrix_extras, number_theory as _number_theory, scatter_views as _scatter_views)
+from .creation import empty_strided as _empty_strided, tensor as _tensor  # noqa: E402
 for _name in _number_theory.__all__:
     setattr(Tensor, _name, _method(getattr(_number_theory, _name)))
 for _name in ("positive", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "adjoint",
@@ -472,3 +482,66 @@ Tensor._fill_raw = _fill_raw
 Tensor._fill_affine = lambda self, start, step: backend(self.device).fill_affine(self, start, step)
 Tensor._fill_linspace = lambda self, s, e, st: backend(self.device).fill_linspace(self, s, e, st)
 Tensor._fill_logspace = lambda self, s, e, st, b: backend(self.device).fill_logspace(self, s, e, st, b)
+
+
+# ------------------------------------------------------------------ the surface above the ops
+def _construct(cls, *args, **kwargs):
+    return _legacy.construct(dtypes.get_default_dtype(), "cpu", args, **kwargs)
+
+
+def _storage(self):
+    """The storage this tensor views, seen as elements of its dtype (deprecated, as in PyTorch)."""
+    _typed_storage.warn_typed_storage_removal()
+    return _typed_storage.TypedStorage._wrap(self._storage, self.dtype)
+
+
+def _grad_fn(self):
+    """The node of the op that made this tensor, None for a leaf. A view whose base was
+    since written in place answers with its new history, as an as_strided view of the base."""
+    if self._base is not None:
+        _refresh_view(self)
+    return self._grad_fn
+
+
+def _refuse_grad_fn(self, value):
+    raise AttributeError("attribute 'grad_fn' of 'numgrad.Tensor' objects is not writable")
+
+
+def _repr(self, *, tensor_contents=None):
+    return _printing.tensor_repr(self)
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Computes the gradient of this tensor w.r.t. graph leaves, accumulating into ``.grad``."""
+    _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _retain_grad(self):
+    """Makes this non-leaf tensor keep its ``.grad`` after backward."""
+    _nodes.retain_grad(self)
+
+
+def _register_hook(self, hook):
+    """Registers ``hook(grad)`` to run when this tensor's gradient is computed; it may return
+    a replacement. Returns a handle whose ``remove()`` unregisters it."""
+    return _nodes.register_hook(self, hook)
+
+
+def _register_post_accumulate_grad_hook(self, hook):
+    """Registers ``hook(tensor)`` to run after a gradient is accumulated into this leaf."""
+    return _nodes.register_post_accumulate_grad_hook(self, hook)
+
+
+def _dlpack_capsule(self, stream=None, *, max_version=None, dl_device=None, copy=None):
+    """A DLPack capsule sharing this tensor's memory (see ``numgrad.utils.dlpack``)."""
+    return _dlpack.export(self, stream, max_version, dl_device, copy)
+
+
+Tensor.__new__ = staticmethod(_construct)
+Tensor.__repr__ = Tensor.__str__ = _repr
+Tensor.__getitem__, Tensor.__setitem__ = _indexing.getitem, _indexing.setitem
+Tensor.grad_fn = property(_grad_fn, _refuse_grad_fn, doc=_grad_fn.__doc__)
+Tensor.storage, Tensor.set_ = _storage, _legacy.set_
+Tensor.__dlpack__, Tensor.__dlpack_device__ = _dlpack_capsule, _dlpack.dlpack_device
+Tensor.backward, Tensor.retain_grad = _backward, _retain_grad
+Tensor.register_hook, Tensor.register_post_accumulate_grad_hook = _register_hook, _register_post_accumulate_grad_hook
