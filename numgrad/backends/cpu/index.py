@@ -188,29 +188,26 @@ def count_nonzero(shape, strides, offset, a):
 
 @njit(cache=True, nogil=True)
 def nonzero(shape, strides, offset, a, out):
-    """Row-major coordinates of the nonzero elements of a strided array into ``out`` (n, ndim);
-    the coordinate counter is carried along instead of dividing per element."""
+    """Row-major coordinates of the nonzero elements of a strided array into ``out`` (n + 1,
+    ndim), row by row over all but the innermost dim. Every element's coordinates are written
+    and the count advances only past nonzero ones: no branch to mispredict on a random mask (the
+    extra row takes the writes after the last hit)."""
     nd = shape.shape[0]
-    coord = np.zeros(nd, dtype=np.int64)
-    p = offset
+    inner = shape[nd - 1]
+    s = strides[0, nd - 1]
+    outer = np.zeros(nd, dtype=np.int64)
     k = 0
-    total = 1
-    for d in range(nd):
-        total *= shape[d]
-    for _ in range(total):
-        if a[p] != 0:
-            for d in range(nd):
-                out[k, d] = coord[d]
-            k += 1
-        d = nd - 1
-        while d >= 0:
-            coord[d] += 1
-            p += strides[0, d]
-            if coord[d] < shape[d]:
-                break
-            p -= coord[d] * strides[0, d]
-            coord[d] = 0
-            d -= 1
+    for r in range(_rows(shape)):
+        rem = r
+        for d in range(nd - 2, -1, -1):
+            outer[d] = rem % shape[d]
+            rem //= shape[d]
+        p = _ptr(r, shape, strides, 0, offset)
+        for j in range(inner):
+            for d in range(nd - 1):
+                out[k, d] = outer[d]
+            out[k, nd - 1] = j
+            k += a[p + j * s] != 0
 
 
 @njit(cache=True, nogil=True)
@@ -347,6 +344,6 @@ def nonzero_coords(x):
     shp = np.array(shape, dtype=np.int64)
     st = np.array([strides], dtype=np.int64)
     n = count_nonzero(*_plan_arrays(x._shape, [x._strides], [x._offset])[:2], x._offset, buf)
-    out = np.empty((n, len(shape)), dtype=np.int64)
+    out = np.empty((n + 1, len(shape)), dtype=np.int64)
     nonzero(shp, st, x._offset, buf, out)
-    return out[:, :x.ndim]
+    return out[:n, :x.ndim]
