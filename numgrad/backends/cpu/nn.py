@@ -13,6 +13,7 @@ import math
 import numpy as np
 from numba import njit, prange, uint64
 
+from ...ops.scalar_math import exp as _exp
 from .parallel import parallel_njit, use_parallel
 
 PARALLEL_THRESHOLD = 1 << 17
@@ -23,47 +24,100 @@ def parallel(n: int) -> bool:
     return use_parallel(n, PARALLEL_THRESHOLD)
 
 
+# Row reductions keep this many partial results, one per lane: a loop-carried max or sum is
+# serial (LLVM vectorizes neither a NaN-aware max nor a float sum without reassociation), while
+# the same update over a fixed block of lanes is elementwise and becomes vector instructions.
+_LANES = 16
+
+
+@njit(error_model="numpy", nogil=True, inline="always")
+def _row_max(y, lanes):
+    """The largest element of row ``y``, NaNs skipped (``lanes``: scratch of ``_LANES``
+    elements): a NaN in the row still makes the softmax NaN, through the exponentials that
+    follow."""
+    n = y.shape[0]
+    lanes[:] = -np.inf
+    full = n - n % _LANES
+    for i0 in range(0, full, _LANES):
+        for j in range(_LANES):
+            v = y[i0 + j]
+            lanes[j] = v if v > lanes[j] else lanes[j]
+    m = lanes[0]
+    for j in range(1, _LANES):
+        m = lanes[j] if lanes[j] > m else m
+    for i in range(full, n):
+        m = y[i] if y[i] > m else m
+    return m
+
+
+@njit(error_model="numpy", nogil=True, inline="always")
+def _exp_sum(y, m, o, lanes):
+    """o = exp(y - m), returning its sum (``lanes``: float64 scratch of ``_LANES`` elements)."""
+    n = y.shape[0]
+    lanes[:] = 0.0
+    full = n - n % _LANES
+    for i0 in range(0, full, _LANES):
+        for j in range(_LANES):
+            e = _exp(y[i0 + j] - m)
+            o[i0 + j] = e
+            lanes[j] += e
+    s = lanes.sum()
+    for i in range(full, n):
+        e = _exp(y[i] - m)
+        o[i] = e
+        s += e
+    return s
+
+
+@njit(error_model="numpy", nogil=True, inline="always")
+def _row_sum(y, lanes):
+    """The sum of row ``y`` (``lanes``: float64 scratch of ``_LANES`` elements)."""
+    n = y.shape[0]
+    lanes[:] = 0.0
+    full = n - n % _LANES
+    for i0 in range(0, full, _LANES):
+        for j in range(_LANES):
+            lanes[j] += y[i0 + j]
+    s = lanes.sum()
+    for i in range(full, n):
+        s += y[i]
+    return s
+
+
 @njit(cache=True, error_model="numpy", nogil=True)
 def softmax_rows(x, xo, out, r0, r1, n, log):
     """Softmax (or log-softmax) of rows r0..r1-1, each ``n`` contiguous elements of ``x``.
 
     Subtracting the row maximum first keeps exp() from overflowing; a NaN anywhere in a row
     makes the whole row NaN, as in PyTorch."""
+    top = np.empty(_LANES, dtype=x.dtype)
+    total = np.empty(_LANES, dtype=np.float64)
     for r in range(r0, r1):
-        base = xo + r * n
-        ob = r * n
-        m = -math.inf
-        for j in range(n):
-            v = x[base + j]
-            if v != v:
-                m = v
-                break
-            if v > m:
-                m = v
-        s = 0.0
-        for j in range(n):
-            s += math.exp(x[base + j] - m)
+        y = x[xo + r * n:xo + r * n + n]
+        o = out[r * n:r * n + n]
+        m = _row_max(y, top)
+        s = _exp_sum(y, m, o, total)
         if log:
             ls = math.log(s)
             for j in range(n):
-                out[ob + j] = x[base + j] - m - ls
+                o[j] = y[j] - m - ls
         else:
             inv = 1.0 / s
             for j in range(n):
-                out[ob + j] = math.exp(x[base + j] - m) * inv
+                o[j] = o[j] * inv
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def log_softmax_backward_rows(g, go, y, yo, out, rows, n):
     """out = g - exp(y) * sum(g) per row of ``n`` contiguous elements (y = log_softmax(x))."""
+    total = np.empty(_LANES, dtype=np.float64)
     for r in range(rows):
-        gb = go + r * n
-        yb = yo + r * n
-        s = 0.0
+        gr = g[go + r * n:go + r * n + n]
+        yr = y[yo + r * n:yo + r * n + n]
+        o = out[r * n:r * n + n]
+        s = _row_sum(gr, total)
         for j in range(n):
-            s += g[gb + j]
-        for j in range(n):
-            out[r * n + j] = g[gb + j] - math.exp(y[yb + j]) * s
+            o[j] = gr[j] - _exp(yr[j]) * s
 
 
 @parallel_njit(cache=True, error_model="numpy", nogil=True)
