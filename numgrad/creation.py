@@ -12,6 +12,7 @@ from .devices import as_device
 from .layouts import check_layout
 from .storage import Storage
 from .tensor import Tensor, make_requires_grad
+from .ops.registry import check_out_grad
 
 __all__ = ["tensor", "as_tensor", "asarray", "from_numpy", "empty", "zeros", "ones", "full", "eye",
            "arange", "linspace", "logspace", "empty_like", "zeros_like", "ones_like", "full_like",
@@ -150,7 +151,6 @@ def _finish(t: Tensor, requires_grad: bool, out, name: str = "") -> Tensor:
     """Apply ``requires_grad`` or copy into ``out`` (resized to fit) as factories do."""
     if out is not None:
         if out._requires_grad:
-            from .ops.registry import check_out_grad
             check_out_grad("aten::" + name, out)
         if tuple(out.shape) != tuple(t.shape):
             out.resize_(t.shape)

@@ -10,13 +10,14 @@ from typing import Callable, Union
 from .autograd import forward_ad as fwAD
 from .autograd import grad_mode
 from .autograd.engine import grad as _autograd_grad
-from .autograd.functional import _jacobian_batched
+from .autograd.functional import _jacobian_batched, _stack
 from .batched import transforms as _under_vmap
 from .batched.api import vmap
 from .batched.dispatch import per_sample_call as _per_sample_call, top_level as _batched_level
 from .batched.pytree import tree_flatten, tree_unflatten
 from .batched.tensor import running as _vmap
 from .ops.movement import stack
+from .creation import zeros_like
 
 __all__ = ["vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functional_call",
            "stack_module_state"]
@@ -191,7 +192,6 @@ def jvp(func: Callable, primals: tuple, tangents: tuple, *, strict: bool = False
     if _vmap.levels:
         prim, tans, aux = _under_vmap.jvp(func, primals, tangents, has_aux, _split_aux)
         return (prim, tans, aux) if has_aux else (prim, tans)
-    from .creation import zeros_like
     with fwAD.dual_level():
         duals = [fwAD.make_dual(p, t) for p, t in zip(primals, tangents)]
         out, aux = _split_aux(func(*duals), has_aux, "jvp")
@@ -245,7 +245,6 @@ def _jacobian_under_vmap(func, argnums, nums, has_aux, args):
 
 def _rows_by_reverse(out, wrt, nested):
     """One output's Jacobian blocks, one backward pass per output element."""
-    from .autograd.functional import _stack
     flat = out.reshape(-1)
     n = flat.shape[0]
     rows = [[] for _ in wrt]

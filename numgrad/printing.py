@@ -10,6 +10,7 @@ import math
 from dataclasses import asdict, dataclass
 
 from . import dtypes
+from .ops.copying import contiguous, to
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
 
@@ -135,7 +136,6 @@ def _summary_view(t, summarize: bool):
 def _host_values(view):
     """Nested Python lists of the view's values (0-d: one Python number)."""
     if view.device.type != "cpu":
-        from .ops.copying import contiguous, to
         view = to(contiguous(view), "cpu")
     return view._np_view().tolist()
 

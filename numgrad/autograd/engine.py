@@ -22,6 +22,7 @@ from . import tape
 from . import profiler as _profiler
 from .inplace import edge
 from .nodes import AccumulateGrad
+from ..creation import full_like, zeros, zeros_like
 
 
 def _as_tuple(x):
@@ -43,7 +44,6 @@ def _make_grads(outputs, grad_outputs):
                                    f"{_dtype_name(out.dtype)}")
             g = _one_like(out)
         elif not hasattr(g, "_storage"):
-            from ..creation import full_like
             g = full_like(out, g)
         elif g._shape != out._shape:
             raise RuntimeError(
@@ -167,7 +167,6 @@ def _collect(inputs, keys, captured, create_graph, allow_unused, materialize_gra
                     "One of the differentiated Tensors appears to not have been used in the graph. Set "
                     "allow_unused=True if this is the desired behavior.")
             if materialize_grads:
-                from ..creation import zeros_like
                 g = zeros_like(x)
         elif not create_graph and g._requires_grad:
             g = g.detach()
@@ -177,7 +176,6 @@ def _collect(inputs, keys, captured, create_graph, allow_unused, materialize_gra
 
 def _batched_grad(outputs, inputs, grads, keys, create_graph, allow_unused, materialize_grads):
     """One backward pass per row of the batched cotangents, results stacked along dim 0."""
-    from ..creation import zeros_like
     n = None
     for g in grads:
         if g is not None:
@@ -205,7 +203,6 @@ def _batched_grad(outputs, inputs, grads, keys, create_graph, allow_unused, mate
 
 def _stack(ts):
     """Stack along a new dim 0 by writing rows into zeros: differentiable through CopySlices."""
-    from ..creation import zeros
     out = zeros((len(ts),) + tuple(ts[0].shape), dtype=ts[0].dtype, device=ts[0].device)
     for i, t in enumerate(ts):
         out[i] = t
@@ -428,7 +425,6 @@ def _sum_to_fn():
 
 
 def _zeros(meta):
-    from ..creation import zeros
     return zeros(meta[0], dtype=meta[1], device=meta[2])
 
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 from . import forward_ad as fwAD
 from . import grad_mode
 from .engine import grad as _grad
+from ..tensor import Tensor
+from ..creation import ones_like, zeros, zeros_like
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
 
 # ------------------------------------------------------------------------------ plumbing
 def _as_tuple(inp, arg_name, fn_name):
-    from ..tensor import Tensor
     is_tuple = isinstance(inp, tuple)
     items = inp if is_tuple else (inp,)
     for i, el in enumerate(items):
@@ -107,7 +108,6 @@ def _check_requires_grad(tensors, kind, strict):
 
 
 def _fill_in_zeros(grads, refs, strict, create_graph, stage):
-    from ..creation import zeros_like
     out = []
     for i, (g, ref) in enumerate(zip(grads, refs)):
         if g is None:
@@ -133,7 +133,6 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, retai
 
 
 def _single_scalar(outputs, is_tuple, fn_name):
-    from ..tensor import Tensor
     if is_tuple or not isinstance(outputs[0], Tensor):
         raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
     if outputs[0].numel() != 1:
@@ -185,7 +184,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             raise RuntimeError("The vector v can only be None if the input to the user-provided function "
                                "is a single Tensor with a single element.")
         else:
-            from ..creation import ones_like
             v = (ones_like(inputs[0]),)
         with fwAD.dual_level():
             outputs = func(*(fwAD.make_dual(x, t) for x, t in zip(inputs, v)))
@@ -201,7 +199,6 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 # ------------------------------------------------------------------------------ jacobians
 def _basis(inputs, numels):
     """Per input, the rows of the identity over all inputs' elements that belong to it."""
-    from ..creation import zeros
     total = sum(numels)
     out, start = [], 0
     for x, n in zip(inputs, numels):
@@ -218,7 +215,6 @@ def _jacobian_batched(func, inputs, fn_name="jacobian", create_graph=False):
     Returns ``(is_outputs_tuple, outputs, jac)`` with ``jac[i][j]`` of shape
     ``outputs[i].shape + inputs[j].shape``.
     """
-    from ..creation import zeros
     numels = [x.numel() for x in inputs]
     total = sum(numels)
     with fwAD._private_level(total, create_graph):
@@ -285,7 +281,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 def _jacobian_rows(i, out, inputs, create_graph, strict):
     """One output's Jacobian blocks by reverse mode, one backward pass per output element."""
-    from ..creation import zeros_like
     rows = [[] for _ in inputs]
     flat = out.reshape(-1)
     n = flat.shape[0]
@@ -306,7 +301,6 @@ def _jacobian_rows(i, out, inputs, create_graph, strict):
 
 
 def _stack(rows, x, out):
-    from ..creation import zeros
     from ..ops.movement import stack
     if not rows:
         return zeros(tuple(out.shape) + tuple(x.shape), dtype=x.dtype, device=x.device)
@@ -354,7 +348,6 @@ def _second_order_setup(func, inputs, v, fn_name, create_graph, strict):
         raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
                            "single Tensor with a single element.")
     else:
-        from ..creation import ones_like
         v = (ones_like(inputs[0]),)
     return is_inputs_tuple, inputs, v
 
@@ -364,7 +357,6 @@ def _second_order(func, inputs, v, fn_name, create_graph, strict, stage):
     differentiable, then a second backward pass. ``vhp`` differentiates ``<grad, v>``; ``hvp``
     differentiates the gradient's VJP with respect to its (zero) cotangent, which gives ``H v``
     exactly, with no assumption that H is symmetric."""
-    from ..creation import zeros_like
     outputs = func(*inputs)
     is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", fn_name)
     _check_requires_grad(outputs, "outputs", strict)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 
 from ..memo import Memo
+from ..shapes import Size
 from . import inplace
 from .rule_reads import FULL, META, argument_reads
 
@@ -46,7 +47,6 @@ class _Geometry:
 
     @property
     def shape(self):
-        from ..shapes import Size
         return Size(self._shape)
 
     @property

@@ -5,6 +5,11 @@ import math
 import warnings
 
 from ..autograd.grad_mode import no_grad
+from ..ops.functional_elementwise import where
+from ..random.factories import empty_in_memory_order
+from ..creation import eye
+from ..linalg import qr
+from ..random import randperm
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
@@ -77,8 +82,6 @@ def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, 
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
-    from ..ops.functional_elementwise import where
-    from ..random.factories import empty_in_memory_order
     kw = _gen(generator)
 
     def norm_cdf(x: float) -> float:
@@ -143,7 +146,6 @@ def eye_(tensor):
     """Fills a 2-D ``tensor`` with the identity matrix."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..creation import eye
     with no_grad():
         return tensor.copy_(eye(tensor.shape[0], tensor.shape[1], dtype=tensor.dtype))
 
@@ -207,7 +209,6 @@ def orthogonal_(tensor, gain: float = 1.0, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    from ..linalg import qr
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     flattened = tensor.new_empty((rows, cols)).normal_(0, 1, **_gen(generator))
@@ -228,7 +229,6 @@ def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
     chosen elements in each column (chosen with the default generator, as PyTorch does)."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..random import randperm
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():

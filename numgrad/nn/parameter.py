@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..tensor import Tensor, make_requires_grad
+from ..creation import empty
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
@@ -14,7 +15,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from ..creation import empty
             data = empty(0)
         p = cls._make(data._storage, data._shape, data._strides, data._offset, data.dtype)
         if requires_grad:
@@ -66,7 +66,6 @@ class _Uninitialized:
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Allocates uninitialised memory of ``shape`` and becomes a ``cls_to_become``."""
-        from ..creation import empty
         data = empty(tuple(shape), device=device if device is not None else self.device,
                      dtype=dtype if dtype is not None else self.dtype)
         self._storage, self._shape, self._strides, self._offset = \
@@ -96,7 +95,6 @@ class UninitializedParameter(_Uninitialized, Parameter):
     cls_to_become = Parameter
 
     def __new__(cls, requires_grad=True, device=None, dtype=None):
-        from ..creation import empty
         return Parameter.__new__(cls, empty(0, device=device, dtype=dtype), requires_grad)
 
     def __init__(self, requires_grad=True, device=None, dtype=None):
@@ -112,7 +110,6 @@ class UninitializedBuffer(_Uninitialized, Tensor):
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None):
-        from ..creation import empty
         data = empty(0, device=device, dtype=dtype)
         return cls._make(data._storage, data._shape, data._strides, data._offset, data.dtype)
 

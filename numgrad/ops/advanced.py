@@ -18,6 +18,12 @@ from . import basic_indexing, slice_views, views
 from .host_fallback import on_host, on_host_inplace
 from ..dtypes import torch_type_name
 from .records import primitive
+from ..creation import arange, tensor, zeros
+from ..backends.cpu import index
+from .movement import stack
+from .gather import check_no_overlap
+from .functional_elementwise import where
+from .inplace_forms import inplace_apply
 
 __all__ = ["index_put", "nonzero", "argwhere", "masked_select", "masked_fill", "masked_scatter",
            "count_nonzero"]
@@ -25,7 +31,6 @@ __all__ = ["index_put", "nonzero", "argwhere", "masked_select", "masked_fill", "
 
 
 def _kernels():
-    from ..backends.cpu import index
     return index
 
 
@@ -37,7 +42,6 @@ def _fmt(shape):
 
 def _to_index_tensor(item, device):
     """Lists, tuples and NumPy arrays used as indices become tensors (bool if all bools)."""
-    from ..creation import tensor
     if isinstance(item, np.ndarray):
         return Tensor._from_numpy_array(np.array(item))
     data = list(item)
@@ -45,7 +49,6 @@ def _to_index_tensor(item, device):
     if flat and all(isinstance(v, (bool, np.bool_)) for v in flat):
         return tensor(data, dtype=dtypes.bool, device=device)
     if any(hasattr(v, "_storage") for v in flat):
-        from .movement import stack
         return stack([v if hasattr(v, "_storage") else tensor(v) for v in data])
     return tensor(data, dtype=dtypes.int64, device=device)
 
@@ -128,7 +131,6 @@ def _select(v, dim, k, pos):
 
 
 def _arange_index(n, device):
-    from ..creation import arange
     return arange(n, device=device)
 
 
@@ -148,7 +150,6 @@ def _plan(v, adv):
     Returns ``(out_shape, src_strides, offsets, off_strides)``: the result's shape, ``v``'s
     strides over it (0 on the indexed dims), the int64 offsets tensor and its strides over it.
     """
-    from ..creation import zeros
     idx_shapes = [t._shape for _, t in adv]
     try:
         bshape = shapes.broadcast_shapes(*idx_shapes)
@@ -189,7 +190,6 @@ _index_op = primitive(
 
 
 def _zeros(shape, g):
-    from ..creation import zeros
     return zeros(shape, dtype=g.dtype, device=g.device)
 
 
@@ -247,7 +247,6 @@ def _put_raw(v, adv, values, accumulate, convert=True):
         vals = vals.reshape(vshape) if vshape != vals._shape else vals
         val_strides = shapes.broadcast_strides(vals._shape, vals._strides, out_shape)
     else:
-        from ..creation import tensor
         vals = tensor([values], dtype=v.dtype, device=v.device)
         val_strides = (0,) * len(out_shape)
     if vals._storage is v._storage:
@@ -329,7 +328,6 @@ def _check_same_dtype(input, values):
 
 
 def _check_no_overlap(v, indices, values):
-    from .gather import check_no_overlap
     check_no_overlap(v, tuple(i for i in indices if hasattr(i, "_storage")) + (values,))
 
 
@@ -402,7 +400,6 @@ def _check_bool_mask(mask, opname):
 
 
 def _masked_select_vjp(g, ans, x, mask):
-    from ..creation import zeros
     shape = shapes.broadcast_shapes(x.shape, mask.shape)
     return masked_scatter(zeros(shape, dtype=g.dtype, device=g.device), mask, g)
 
@@ -423,7 +420,6 @@ def masked_select(input, mask):
 
 
 def _where_masked(mask, g):
-    from .functional_elementwise import where
     return where(mask, g, 0)
 
 
@@ -441,14 +437,12 @@ _masked_fill = primitive(
 def masked_fill(input, mask, value):
     """masked_fill(input, mask, value) -> Tensor: ``input`` with ``value`` where ``mask`` is True."""
     _check_bool_mask(mask, "masked_fill_")
-    from .functional_elementwise import where
     if hasattr(value, "_storage"):
         if value.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
         fill = _plain(value).to(input.dtype)
     else:
-        from ..creation import tensor
         fill = tensor(value, dtype=input.dtype, device=input.device)
     out = where(mask, fill, _plain(input))
     if tuple(out.shape) != tuple(input.shape):
@@ -462,7 +456,6 @@ def masked_fill(input, mask, value):
 @on_host_inplace
 def masked_fill_(input, mask, value):
     """In-place version of :func:`masked_fill`."""
-    from .inplace_forms import inplace_apply
     return inplace_apply(input, masked_fill, (mask, value), {})
 
 
@@ -485,7 +478,6 @@ def masked_scatter(input, mask, source):
 @on_host_inplace
 def masked_scatter_(input, mask, source):
     """In-place version of :func:`masked_scatter`."""
-    from .inplace_forms import inplace_apply
     shapes.check_no_internal_overlap(input._shape, input._strides)
     return inplace_apply(input, masked_scatter, (mask, source), {})
 

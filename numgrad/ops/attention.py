@@ -13,6 +13,7 @@ from ..autograd import tape
 from ..backends.cpu import blas
 from ..tensor import Tensor
 from .records import not_implemented, primitive
+from ..backends.cpu.attention import flash_attention, flash_attention_backward
 
 __all__: list = []
 
@@ -31,7 +32,6 @@ def _rows(x, n: int):
 
 
 def _flash_vjp(g, ans, query, key, value, *, needs, mask, lse, scale, causal, has_mask, heads):
-    from ..backends.cpu.attention import flash_attention_backward
     n = lse.shape[0]
     grads = tuple(Tensor._empty(x._shape, x.dtype, x.device) for x in (query, key, value))
     if n and lse.shape[1] and key.shape[-2]:
@@ -62,7 +62,6 @@ def fused_attention(query, key, value, mask, scale: float, causal: bool, heads: 
     one batch shape, with an additive float ``mask`` (M1, M2, Lm, Sm) (None for none) broadcast
     over the pairs n = (n // heads, n % heads) of the flattened batch; ``causal`` masks key
     j > query i. Returns (..., L, Ev), with one node whose rule yields all three gradients."""
-    from ..backends.cpu.attention import flash_attention
     batch = tuple(query.shape[:-2])
     n = prod(batch)
     L, Ev = query.shape[-2], value.shape[-1]

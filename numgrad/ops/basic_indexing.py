@@ -7,6 +7,8 @@ import operator
 
 from .. import shapes
 from . import slice_views, views
+from ..creation import tensor
+from ..autograd.inplace import propagate_view_write
 
 def is_int(i) -> bool:
     if isinstance(i, bool) or hasattr(i, "_storage"):
@@ -119,11 +121,9 @@ def write_view(x, target, value):
 
 
 def _scalar_tensor(value, x):
-    from ..creation import tensor
     return tensor(value, dtype=x.dtype, device=x.device)
 
 
 def _rebase_view_write(base, view):
     """After writing into a view of ``base``, give ``base`` the history of that write."""
-    from ..autograd.inplace import propagate_view_write
     propagate_view_write(base, view)

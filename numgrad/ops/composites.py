@@ -13,6 +13,14 @@ from . import functional_elementwise as F
 from .registry import backend, write_out
 from ..dtypes import torch_type_name
 from .records import get_op, primitive
+from ..creation import empty, ones, tensor, zeros
+from .movement import cat
+from .reductions import amax, amin, sum
+from .matrix_functions import _pnorm_jvp, _pnorm_vjp, vector_norm
+from .scans import cumsum
+from .advanced import masked_select
+from .gather import take
+from .sorting import searchsorted, sort
 
 __all__ = ["diff", "logcumsumexp", "aminmax", "renorm", "vander", "trapezoid", "cumulative_trapezoid",
            "broadcast_tensors", "broadcast_to", "block_diag", "isin"]
@@ -38,7 +46,6 @@ def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None, *, out=Non
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
     x = input
     if len(parts) > 1:
-        from .movement import cat
         x = cat(parts, d)
     for _ in range(n):
         length = x.shape[d]
@@ -118,7 +125,6 @@ def aminmax(input, *, dim=None, keepdim: bool = False, out=None):
     """aminmax(input, *, dim=None, keepdim=False, out=None) -> (min, max)
 
     The smallest and largest elements, of all of ``input`` or over ``dim``."""
-    from .reductions import amax, amin
     if out is not None:
         for o in out_pair("aminmax", out):
             if o.dtype is not input.dtype:
@@ -145,7 +151,6 @@ def aminmax(input, *, dim=None, keepdim: bool = False, out=None):
 
 def _renorm_factor(x, p, dim, maxnorm):
     """The norm of each slice along ``dim`` and the factor that scales it to at most ``maxnorm``."""
-    from .matrix_functions import vector_norm
     # As PyTorch's, a float16 norm and its factor are computed in float32, where they do not overflow.
     wide = dtypes.float32 if x.dtype is dtypes.float16 else None
     norm = vector_norm(x, p, tuple(i for i in range(x.ndim) if i != dim), True, dtype=wide)
@@ -156,7 +161,6 @@ def _renorm_factor(x, p, dim, maxnorm):
 
 def _renorm_vjp(g, ans, x, p, dim, maxnorm):
     # Slices left unscaled pass g through untouched (a NaN slice too: its norm is not > maxnorm).
-    from .matrix_functions import _pnorm_vjp
     if x.dtype is dtypes.float16:
         # In float32, as PyTorch's: float16 sums of x * g overflow.
         return _renorm_vjp(g.float(), ans, x.float(), p, dim, maxnorm).half()
@@ -168,7 +172,6 @@ def _renorm_vjp(g, ans, x, p, dim, maxnorm):
 
 
 def _renorm_jvp(t, ans, x, p, dim, maxnorm):
-    from .matrix_functions import _pnorm_jvp
     if x.dtype is dtypes.float16:
         return _renorm_jvp(t.float(), ans, x.float(), p, dim, maxnorm).half()
     dims = tuple(i for i in range(x.ndim) if i != dim)
@@ -213,8 +216,6 @@ def vander(x, N=None, increasing: bool = False):
     N = n if N is None else N
     if N < 0:
         raise RuntimeError("N must be non-negative.")
-    from ..creation import empty, ones
-    from .movement import cat
     dtype = x.dtype if x.dtype.is_floating_point else dtypes.int64
     if N == 0:
         return empty((n, 0), dtype=dtype, device=x.device)
@@ -226,7 +227,6 @@ def vander(x, N=None, increasing: bool = False):
 # -------------------------------------------------------------------------------- trapezoid
 
 def _zeros_without(y, d):
-    from ..creation import zeros
     return zeros(tuple(s for i, s in enumerate(y.shape) if i != d), dtype=y.dtype, device=y.device)
 
 
@@ -258,7 +258,6 @@ def trapezoid(y, x=None, *, dx=None, dim: int = -1):
     d = shapes.normalize_dim(dim, y.ndim) if y.ndim else _no_dims(dim)
     if y.shape[d] == 0:
         return _zeros_without(y, d)
-    from .reductions import sum
     width = _spacing(y, x, dx, d, "trapezoid")
     length = y.shape[d]
     if not hasattr(width, "_storage"):
@@ -275,7 +274,6 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim: int = -1):
     length = y.shape[d]
     if length == 0:
         return y if y.dtype.is_floating_point else y.to(dtypes.get_default_dtype())
-    from .scans import cumsum
     width = _spacing(y, x, dx, d, "cumulative_trapezoid")
     pairs = y.narrow(d, 1, length - 1) + y.narrow(d, 0, length - 1)
     if not hasattr(width, "_storage"):
@@ -315,8 +313,6 @@ def block_diag(*tensors):
 
     A block-diagonal matrix of the inputs (0-D tensors are 1x1 blocks, 1-D tensors rows), in the
     dtype all of them promote to."""
-    from ..creation import empty, zeros
-    from .movement import cat
     blocks = []
     for i, t in enumerate(tensors):
         if t.ndim > 2:
@@ -348,10 +344,6 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
 
     True where an element of ``elements`` is in ``test_elements`` (False where ``invert``);
     either may be a Python scalar. NaN is in nothing."""
-    from ..creation import tensor, zeros
-    from .advanced import masked_select
-    from .gather import take
-    from .sorting import searchsorted, sort
     if not hasattr(elements, "_storage") and not hasattr(test_elements, "_storage"):
         raise TypeError("isin() received an invalid combination of arguments: expected a Tensor")
     dtype = dtypes.result_type(elements, test_elements)

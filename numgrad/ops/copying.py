@@ -6,9 +6,12 @@ from ..autograd import tape
 from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.inplace import check_inplace
 from ..devices import as_device
-from ..tensor import DETACH_HINT, LEAF_ONLY
+from ..tensor import DETACH_HINT, LEAF_ONLY, Tensor
 from .registry import backend, resize_out, run_elementwise
 from .records import OPS, primitive
+from ..creation import empty, full, ones, tensor, zeros, zeros_like
+from ..backends import require_cuda
+from ..storage import Storage
 
 __all__ = ["clone", "contiguous", "to", "copy_", "detach", "detach_", "fill_", "zero_", "requires_grad_",
            "type", "double", "float", "half", "long", "int", "short", "char", "byte", "bool", "cpu", "cuda",
@@ -29,7 +32,6 @@ def clone(input, *, memory_format=None):
     if not tape.should_record((input,)) and not tape.has_tangents((input,)):
         # Nothing to record: the dispatcher's cached plan of the copy (same layout rule).
         return run_elementwise(OPS["copy"], (input,))
-    from ..tensor import Tensor
     out = Tensor._empty_like_inputs(input._shape, input.dtype, input.device, [input])
     backend(input.device).elementwise(OPS["copy"], input.dtype, out, (input,), input._shape)
     if tape.should_record((input,)):
@@ -43,7 +45,6 @@ def contiguous(input, memory_format=None):
     """``input`` itself when C-contiguous, else a contiguous copy."""
     if input.is_contiguous():
         return input
-    from ..tensor import Tensor
     out = Tensor._empty(input._shape, input.dtype, input.device)
     backend(input.device).elementwise(OPS["copy"], input.dtype, out, (input,), input._shape)
     if tape.should_record((input,)):
@@ -80,7 +81,6 @@ def to(input, *args, **kwargs):
         if dtype is not input.dtype:
             out = _convert(input, dtype)
     if device is not None and device != out.device:
-        from ..tensor import Tensor
         moved = Tensor._make(_move_storage(out.contiguous(), device), out._shape,
                              shapes.contiguous_strides(out._shape), 0, out.dtype)
         if tape.should_record((out,)):
@@ -92,8 +92,6 @@ def to(input, *args, **kwargs):
 
 
 def _move_storage(t, device):
-    from ..backends import require_cuda
-    from ..storage import Storage
     cuda = require_cuda()
     if device.type == "cpu":
         return Storage(cuda.to_host(t._storage.data, t._offset, t.numel()), device)
@@ -102,7 +100,6 @@ def _move_storage(t, device):
 
 
 def _convert(input, dtype):
-    from ..tensor import Tensor
     out = Tensor._empty_like_inputs(input._shape, dtype, input.device, [input])
     backend(input.device).elementwise(OPS["copy"], input.dtype, out, (input,), input._shape)
     if dtype.is_floating_point and input.dtype.is_floating_point and tape.should_record((input,)):
@@ -177,7 +174,6 @@ def _detached_zero_history(input):
 
 def _overwritten_vjp(g, ans, x, src):
     # The overwritten values get zeros (not no gradient), as in PyTorch: their leaves' .grad is set.
-    from ..creation import zeros_like
     return zeros_like(g)
 
 
@@ -196,7 +192,6 @@ _copy_op = primitive("copy_", 2, backward_name="CopyBackwards",
 
 def _copy_result(input, src):
     """The out-of-place value ``input`` takes in ``copy_``: src broadcast and converted."""
-    from ..tensor import Tensor
     out = Tensor._empty(input._shape, input.dtype, input.device)
     out._write(src)
     if tape.should_record((src,)):
@@ -273,26 +268,21 @@ def resize_(input, *sizes):
 
 
 def new_tensor(input, data, *, dtype=None, device=None, requires_grad=False):
-    from ..creation import tensor
     return tensor(data, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
 def new_empty(input, *size, dtype=None, device=None, requires_grad=False):
-    from ..creation import empty
     return empty(*size, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
 def new_zeros(input, *size, dtype=None, device=None, requires_grad=False):
-    from ..creation import zeros
     return zeros(*size, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
 def new_ones(input, *size, dtype=None, device=None, requires_grad=False):
-    from ..creation import ones
     return ones(*size, dtype=dtype or input.dtype, device=device or input.device, requires_grad=requires_grad)
 
 
 def new_full(input, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    from ..creation import full
     return full(size, fill_value, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes, shapes
-from ..backends.cpu import elementwise as _ew
+from ..backends.cpu import elementwise as _ew, fill, reduce as _red, scan as _scan, select as _sel
 from ..dtypes import scalar_as
 from ..devices import CPU
 from ..backends.cpu.memory import host_buffer, out_of_memory
@@ -132,7 +132,6 @@ def _tensor(arr, shape, dtype):
 
 def reduce(op, x, dims, compute, init, out_shape, result_dtype):
     """Reduce ``dims`` of ``x`` with ``op`` accumulating in ``compute``; a new tensor of ``out_shape``."""
-    from ..backends.cpu import reduce as _red
     buf, offset, strides = _raw(x)
     flat = _red.run(op, compute.numpy, buf, offset, x._shape, strides, dims, init)
     return _tensor(flat, out_shape, result_dtype)
@@ -142,7 +141,6 @@ def reduce_plan(op, x, dims, compute, init, out_shape, result_dtype, divisor=Non
     """``run(x) -> Tensor``: :func:`reduce` for tensors laid out as ``x`` is, resolved once
     (each result divided by ``divisor`` if given); None where float16 or an empty reduction
     needs the general path."""
-    from ..backends.cpu import reduce as _red
     res_np = result_dtype.numpy
     if x._storage.data.dtype == _F16 or compute.numpy != res_np:
         return None
@@ -160,7 +158,6 @@ def reduce_plan(op, x, dims, compute, init, out_shape, result_dtype, divisor=Non
 
 def scan(op, x, dim, compute, init, result_dtype):
     """Cumulative ``op`` of ``x`` along ``dim``; a new contiguous tensor."""
-    from ..backends.cpu import scan as _scan
     buf, offset, strides = _raw(x)
     return _tensor(_scan.run(op, compute.numpy, buf, offset, x._shape, strides, dim, init),
                    x._shape, result_dtype)
@@ -168,7 +165,6 @@ def scan(op, x, dim, compute, init, result_dtype):
 
 def select(kind, x, dim, out_shape, *args):
     """argmax/argmin ('argext'), 'median' or 'mode' of ``x`` along ``dim``: (values, indices)."""
-    from ..backends.cpu import select as _sel
     buf, offset, strides = _raw(x)
     values, indices = _sel.run(getattr(_sel, kind), buf, offset, x._shape, strides, dim, *args)
     return _tensor(values, out_shape, x.dtype), _tensor(indices, out_shape, dtypes.int64)
@@ -176,14 +172,12 @@ def select(kind, x, dim, out_shape, *args):
 
 def cumulative_extreme(x, dim, want_max):
     """cummax (``want_max``) or cummin of ``x`` along ``dim``: (values, indices)."""
-    from ..backends.cpu import select as _sel
     buf, offset, strides = _raw(x)
     values, indices = _sel.run_cumulative(buf, offset, x._shape, strides, dim, want_max)
     return _tensor(values, x._shape, x.dtype), _tensor(indices, x._shape, dtypes.int64)
 
 
 def fill_affine(t, start, step):
-    from ..backends.cpu import fill
     data = t._storage.data
     tmp = host_buffer(np.empty, t.numel(), np.float64 if t.dtype.is_floating_point or isinstance(step, float)
                       or isinstance(start, float) else np.int64)
@@ -194,7 +188,6 @@ def fill_affine(t, start, step):
 def fill_linspace(t, start, end, step):
     """``t`` = linspace values from ``start``, ``end`` and ``step``, numbers of ``t``'s dtype
     (float64 for integer dtypes), computed as PyTorch computes them for that dtype."""
-    from ..backends.cpu import fill
     d = t.dtype.numpy
     buf = np.float32 if d in (np.float32, _F16) else np.float64
     mode = 2 if d == _F16 else 0 if d.kind == "f" else 1
@@ -208,7 +201,6 @@ def fill_linspace(t, start, end, step):
 def fill_logspace(t, start, end, step, base):
     """``t`` = base ** (start + step * i) for the first half, base ** (end - step * (n - 1 - i))
     for the second, in double precision, then converted to ``t``'s dtype."""
-    from ..backends.cpu import fill
     tmp = host_buffer(np.empty, t.numel(), np.float64)
     fill.logspace(tmp, float(start), float(end), float(step), float(base))
     if t.dtype.numpy == _F16:

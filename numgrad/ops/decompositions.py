@@ -13,6 +13,9 @@ from .host_fallback import on_host
 from .registry import write_out as _write_out
 from ..dtypes import torch_type_name
 from .records import primitive
+from ..creation import empty, eye, ones, zeros
+from .movement import cat
+from .functional_elementwise import where
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
            "eigvalsh"]
@@ -100,7 +103,6 @@ def _finish(op, inputs, outs, nbatch, params=None):
 
 
 def _pack(parts, nbatch):
-    from .movement import cat
     batch = parts[0]._shape[:nbatch]
     return cat([p.reshape(batch + (-1,)) for p in parts], -1)
 
@@ -116,12 +118,10 @@ def _unpack(packed, layout):
 
 
 def _eye_like(n, like):
-    from ..creation import eye
     return eye(n, dtype=like.dtype, device=like.device)
 
 
 def _tril_mask(n, like, diagonal=0):
-    from ..creation import ones
     return ones(n, n, dtype=like.dtype, device=like.device).tril(diagonal)
 
 
@@ -163,7 +163,6 @@ def _adjugate_t(a, d):
     adj(U S Vh)^T = det(U) det(Vh) U adj(S) Vh and adj(S)_i is the product of the other s_j."""
     if not bool((d == 0).any()):
         return d.unsqueeze(-1).unsqueeze(-1) * inv(a).mT
-    from .functional_elementwise import where
     u, s, vh = svd(a, full_matrices=False)
     n = s._shape[-1]
     eye = _eye_like(n, a) != 0
@@ -350,20 +349,17 @@ def qr(A, mode="reduced", *, out=None):
     x = A
     if mode == "complete" and m > n:
         # Zero columns leave their Householder reflectors at the identity, which completes Q.
-        from ..creation import zeros
         x = _cat_last(A.detach(), zeros(A._shape[:-1] + (m - n,), dtype=A.dtype, device=A.device))
     q, r = _call(lambda k: k.qr, x, name="linalg.qr")
     if x is not A:
         r = r.narrow(-1, 0, n).contiguous()
     q, r = _finish(_qr_op, (A,), (q, r), A.ndim - 2, {"mode": mode})
     if mode == "r":
-        from ..creation import empty
         q = empty(0, dtype=A.dtype, device=A.device)
     return QRResult(q, r)
 
 
 def _cat_last(a, b):
-    from .movement import cat
     return cat([a, b], -1)
 
 
@@ -378,7 +374,6 @@ def _svd_vjp(g, ans, a, full_matrices, layout):
         # Only the first k singular vectors are determined by A.
         u, gu = u.narrow(-1, 0, k), gu.narrow(-1, 0, k)
         vh, gvh = vh.narrow(-2, 0, k), gvh.narrow(-2, 0, k)
-    from .functional_elementwise import where
     s2 = s * s
     eye = _eye_like(k, a) != 0
     e = where(eye, 1.0, s2.unsqueeze(-2) - s2.unsqueeze(-1))
@@ -404,7 +399,6 @@ def _svd_jvp(t, ans, a, full_matrices, layout):
     if full_matrices and m != n:
         raise NotImplementedError("linalg.svd: forward-mode derivatives need full_matrices=False for "
                                   "non-square inputs")
-    from .functional_elementwise import where
     v = vh.mT
     dp = u.mT @ t @ v
     ds = dp.diagonal(0, -2, -1)
@@ -448,7 +442,6 @@ def svdvals(A, *, driver=None, out=None):
 # ------------------------------------------------------------------------------ eigh
 
 def _eigh_vjp(g, ans, a, layout):
-    from .functional_elementwise import where
     gl, gv = _unpack(g, layout)
     lam, v = _unpack(ans, layout)
     n = lam._shape[-1]
@@ -460,7 +453,6 @@ def _eigh_vjp(g, ans, a, layout):
 
 
 def _eigh_jvp(t, ans, a, layout):
-    from .functional_elementwise import where
     lam, v = _unpack(ans, layout)
     n = lam._shape[-1]
     eye = _eye_like(n, a) != 0

@@ -12,6 +12,8 @@ from ..autograd import grad_mode, tape
 from .functional_elementwise import where
 from ..dtypes import torch_type_name
 from .records import primitive
+from ..creation import zeros, zeros_like
+from .matrix_functions import vector_norm
 
 __all__ = ["cdist"]
 
@@ -34,7 +36,6 @@ def _dnorm(x1, x2, ans, p):
     d = _diff(x1, x2)
     a = ans.unsqueeze(-1)
     if p == 0:
-        from ..creation import zeros_like
         return zeros_like(d)
     if p == 1:
         return d.sign()
@@ -124,11 +125,9 @@ def cdist(x1, x2, p: float = 2.0, compute_mode=None):
     use_mm = p == 2 and (mode == _MODES[1] or (mode == _MODES[0] and max(out_shape[-2:]) > 25))
     with grad_mode.no_grad():
         if x1.shape[-1] == 0:
-            from ..creation import zeros
             r = zeros(out_shape, dtype=x1.dtype, device=x1.device)
         elif use_mm:
             r = _euclid_mm(x1, x2).expand(out_shape).contiguous()
         else:
-            from .matrix_functions import vector_norm
             r = vector_norm(_diff(x1, x2), p, -1)
     return tape.record_result(_cdist_op, (x1, x2), r, {"p": p})

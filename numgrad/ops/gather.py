@@ -13,6 +13,7 @@ from ..autograd.tape import record_result as _record
 from .registry import write_out as _write_out
 from ..dtypes import torch_type_name
 from .records import primitive
+from ..creation import tensor, zeros
 
 __all__ = ["gather", "scatter", "scatter_add", "index_select", "index_add", "index_copy", "index_fill", "take",
            "put", "take_along_dim"]
@@ -38,7 +39,6 @@ def _copy(x):
 
 
 def _zeros(shape, like):
-    from ..creation import zeros
     return zeros(shape, dtype=like.dtype, device=like.device)
 
 
@@ -207,7 +207,6 @@ def _scatter_args(self, dim, index, src, opname):
                 f"dimension {d} and to be no larger size than src {_fmt(s._shape)}")
         src_strides = s._strides
     else:
-        from ..creation import tensor
         s = tensor([src], dtype=self.dtype, device=self.device)
         src_strides = (0,) * idx.ndim
     _check_range(idx, d, x._shape[d])
@@ -354,7 +353,6 @@ def _index_put_along(self, dim, index, source, mode, opname):
         src_strides = src._strides
         shape = src._shape
     else:
-        from ..creation import tensor
         src = tensor([source], dtype=self.dtype, device=self.device)
         shape = tuple(n if k == d else x._shape[k] for k in range(x.ndim))
         src_strides = (0,) * x.ndim

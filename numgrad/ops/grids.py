@@ -10,6 +10,7 @@ import operator
 from .. import shapes
 from ..autograd.tape import plain, record_result
 from .records import primitive
+from .movement import stack
 
 __all__ = ["meshgrid", "cartesian_prod", "rot90"]
 
@@ -66,7 +67,6 @@ def cartesian_prod(*tensors):
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
-    from .movement import stack
     return stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
 
 

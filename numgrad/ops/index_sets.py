@@ -9,13 +9,13 @@ import numpy as np
 
 from .. import dtypes
 from ..dtypes import torch_type_name
+from ..creation import arange, empty, tensor
+from .advanced import nonzero
 
 __all__ = ["tril_indices", "triu_indices", "combinations"]
 
 
 def _triangle(name, row, col, offset, dtype, device, lower):
-    from ..creation import arange
-    from .advanced import nonzero
     row, col, offset = operator.index(row), operator.index(col), operator.index(offset)
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
@@ -52,7 +52,6 @@ def combinations(input, r: int = 2, with_replacement: bool = False):
 
     The length-``r`` combinations of the elements of 1-D ``input``, one per row, in the order of
     ``itertools.combinations`` (``combinations_with_replacement`` when ``with_replacement``)."""
-    from ..creation import empty, tensor
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     r = operator.index(r)

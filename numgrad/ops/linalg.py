@@ -9,7 +9,7 @@ from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..autograd.grad_mode import _state as _grad_state
-from .registry import write_out as _write_out
+from .registry import check_devices, write_out as _write_out
 from ..dtypes import torch_type_name
 from .records import primitive
 from ..storage import Storage
@@ -126,7 +126,6 @@ def _raw_product(a, b, out_shape):
             plan = _plans[key] = _cpu_kernels.bmm_plan(a, b, out_shape, _wrap(out_shape, a.dtype)) or False
         if plan:
             return plan(a, b)
-    from .registry import check_devices
     device = check_devices((a, b))
     result = Tensor._empty(out_shape, a.dtype, device)
     _kernels(device).bmm(a, b, result)
@@ -218,7 +217,6 @@ def dot(input, tensor, *, out=None):
     if n != m:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
                            f"number of elements, but got {n} and {m} elements respectively")
-    from .registry import check_devices
     device = check_devices((input, tensor))
     result = Tensor._empty((), input.dtype, device)
     # Raw views, not recorded: the kernel sees a (1 x n) @ (n x 1) product.

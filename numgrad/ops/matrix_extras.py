@@ -11,6 +11,7 @@ from ..return_types import return_type
 from . import functional_elementwise as _E
 from .decompositions import inv, solve
 from .linalg import matmul
+from .movement import stack
 
 __all__ = ["matrix_exp", "cholesky_solve", "cholesky_inverse", "lu_unpack", "mvlgamma"]
 
@@ -82,7 +83,6 @@ def _permutation(pivots, m: int, dtype, device):
         for i, j in enumerate(row_swaps):
             order[i], order[j - 1] = order[j - 1], order[i]
         mats.append(identity[order].mT)
-    from .movement import stack
     return stack(mats).reshape(batch + (m, m)) if mats else empty(batch + (m, m), dtype=dtype, device=device)
 
 

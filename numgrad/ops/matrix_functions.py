@@ -6,13 +6,16 @@ from __future__ import annotations
 import math
 
 from .. import shapes
-from ..autograd import tape
+from ..autograd import grad_mode, tape
 from ..return_types import return_type
 from . import decompositions as D
 from .linalg import matmul
 from .registry import write_out as _write_out
 from ..dtypes import torch_type_name
 from .records import primitive
+from ..creation import empty, eye, ones_like, tensor, zeros, zeros_like
+from .functional_elementwise import maximum, where
+from .einsum import einsum
 
 __all__ = ["inverse", "det", "slogdet", "logdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
            "trace", "cross", "norm"]
@@ -28,11 +31,9 @@ def _eps(dtype) -> float:
 # ------------------------------------------------------------------------------ norms
 
 def _pnorm_vjp(g, ans, x, p, dims, keepdim):
-    from .functional_elementwise import where
     a = ans if keepdim else _unsqueeze_all(ans, dims)
     ga = g if keepdim else _unsqueeze_all(g, dims)
     if p == 0:
-        from ..creation import zeros_like
         return zeros_like(x)
     if p == 1:
         return x.sign() * ga
@@ -56,7 +57,6 @@ def _pnorm_jvp(t, ans, x, p, dims, keepdim):
 
 
 def _ones(t):
-    from ..creation import ones_like
     return ones_like(t)
 
 
@@ -93,7 +93,6 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
                 # PyTorch's message lacks the space after the dim.
                 raise RuntimeError(f"{name} the dimension {d}because this dimension is empty and the "
                                    "operation does not have an identity")
-    from ..autograd import grad_mode
     # Every order is one node (LinalgVectorNormBackward0), as in PyTorch, not the ops composing it.
     with grad_mode.no_grad():
         if math.isinf(ord):
@@ -170,7 +169,6 @@ def _cutoff(s, atol, rtol, m, n, dtype):
     smax = s.amax(-1, keepdim=True) if s._shape[-1] else s.sum(-1, keepdim=True)
     tol = smax * rtol
     if atol is not None:
-        from .functional_elementwise import maximum
         tol = maximum(tol, atol) if not hasattr(atol, "_storage") else maximum(tol, atol.unsqueeze(-1))
     return tol
 
@@ -178,7 +176,6 @@ def _cutoff(s, atol, rtol, m, n, dtype):
 def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
     """linalg.pinv(A, *, atol=None, rtol=None) -> Tensor: the Moore-Penrose pseudoinverse,
     through the SVD; singular values below ``max(atol, rtol * s_max)`` count as zero."""
-    from .functional_elementwise import where
     D.check_input("linalg.pinv", A, square=False)
     if rcond is not None:
         rtol = rcond
@@ -204,7 +201,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
     ``residuals`` are filled for full-rank tall ``A`` with drivers other than 'gelsy' (the
     default); ``singular_values`` for the SVD drivers 'gelsd' and 'gelss'."""
-    from ..creation import empty
     D.check_input("linalg.lstsq", A, square=False)
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
@@ -237,7 +233,6 @@ def matrix_power(A, n, *, out=None):
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{A._shape[-2]} by {A._shape[-1]} matrices")
     if n == 0:
-        from ..creation import eye
         identity = eye(A._shape[-1], dtype=A.dtype, device=A.device).expand(A._shape).clone()
         return _write_out(identity, out, "matrix_power")
     if n < 0:
@@ -272,7 +267,6 @@ def vecdot(x, y, *, dim=-1, out=None):
 
 
 def _trace_vjp(g, ans, x):
-    from ..creation import eye
     return eye(x.shape[0], x.shape[1], dtype=g.dtype, device=g.device) * g
 
 
@@ -297,8 +291,6 @@ def _same_ndim(a, b):
 
 
 def _cross(a, b, dim, name):
-    from ..creation import tensor
-    from .einsum import einsum
     _same_ndim(a, b)
     d = shapes.normalize_dim(dim, len(a._shape))
     if a._shape[d] != 3 or b._shape[d] != 3:
@@ -387,7 +379,6 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     """svd(input, some=True, compute_uv=True) -> (U, S, V): ``input = U diag(S) V^T``; note V,
     not Vh. ``some=False`` gives full U and V; without ``compute_uv`` they are zero."""
     if not compute_uv:
-        from ..creation import zeros
         m, n = input._shape[-2:]
         s = D.svdvals(input)
         u = zeros(input._shape[:-2] + (m, m if not some else min(m, n)), dtype=input.dtype)

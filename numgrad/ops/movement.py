@@ -14,10 +14,14 @@ from ..tensor import Tensor
 from ..autograd.tape import plain as _plain, record_result as _record
 from ..backends.cpu.memory import host_buffer
 from .host_fallback import on_host
-from .registry import can_cast, write_out as _out
+from .registry import can_cast, check_devices, write_out as _out
 from ..dtypes import torch_type_name
 from .records import Op, primitive
 from .slice_views import diagonal_backward as _diagonal_backward
+from ..creation import arange, zeros, zeros_like
+from ..backends.cpu import index as K
+from .functional_elementwise import where
+from .inplace_forms import inplace_apply
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
            "atleast_1d", "atleast_2d", "atleast_3d", "tile", "repeat_interleave", "flip",
@@ -45,7 +49,6 @@ def _cat_jvp(i):
 
 
 def _zeros_along(t, dim, n):
-    from ..creation import zeros
     shape = list(t.shape)
     shape[dim] = n
     return zeros(shape, dtype=t.dtype, device=t.device)
@@ -57,7 +60,6 @@ def _stack_vjp(i):
 
 def _stack_jvp(i):
     def rule(t, ans, *xs, dim):
-        from ..creation import zeros_like
         zero = zeros_like(t)
         return stack([t if j == i else zero for j in range(len(xs))], dim)
     return rule
@@ -114,7 +116,6 @@ def cat(tensors, dim=0, *, out=None):
                     f"Sizes of tensors must match except in dimension {d}. Expected size {ref._shape[j]} but got "
                     f"size {t._shape[j]} for tensor number {k} in the list (shapes {_fmt(ref._shape)} and "
                     f"{_fmt(t._shape)}).")
-    from .registry import check_devices
     device = check_devices(used)
     shape = list(ref._shape)
     shape[d] = sum(t._shape[d] for t in used)
@@ -257,7 +258,6 @@ def repeat(input, *sizes):
 
 
 def _empty_like_shape(input, shape):
-    from ..creation import zeros
     return zeros(shape, dtype=input.dtype, device=input.device)
 
 
@@ -302,7 +302,6 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 
 def _repeat_indices(repeats):
-    from ..backends.cpu import index as K
     if repeats.ndim != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
     if repeats.dtype not in (dtypes.int64, dtypes.int32):
@@ -398,8 +397,6 @@ def _roll(input, shifts, dims):
 def _triangle(input, diagonal, lower, name):
     if input.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    from ..creation import arange, zeros
-    from .functional_elementwise import where
     n, m = input.shape[-2], input.shape[-1]
     offset = arange(m, device=input.device) - arange(n, device=input.device).unsqueeze(-1)
     keep = offset <= diagonal if lower else offset >= diagonal
@@ -429,13 +426,11 @@ def triu(input, diagonal=0, *, out=None):
 
 def tril_(input, diagonal=0):
     """In-place version of :func:`tril`."""
-    from .inplace_forms import inplace_apply
     return inplace_apply(input, tril, (diagonal,), {})
 
 
 def triu_(input, diagonal=0):
     """In-place version of :func:`triu`."""
-    from .inplace_forms import inplace_apply
     return inplace_apply(input, triu, (diagonal,), {})
 
 
@@ -450,7 +445,6 @@ _diag_embed_op = primitive(
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor: tensors whose diagonals (over
     the new dims ``dim1``, ``dim2``) are the last dim of ``input``, zeros elsewhere."""
-    from ..creation import zeros
     nd = input.ndim + 1
     d1 = shapes.normalize_dim(dim1, nd)
     d2 = shapes.normalize_dim(dim2, nd)

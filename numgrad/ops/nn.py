@@ -11,10 +11,16 @@ from __future__ import annotations
 import math
 from collections import namedtuple
 
+import numba
+
 from .. import dtypes, shapes
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..autograd.tape import record_result as _finish
+from ..backends.cpu import nn as _cpu_nn
+from ..creation import full, zeros
+from ..dtypes import torch_type_name
+from ..tensor import Tensor
 from .records import primitive
 
 __all__ = ["softmax", "log_softmax", "class_nll", "im2col", "col2im", "max_pool2d", "constant_pad", "Geometry"]
@@ -52,18 +58,16 @@ def _kernels(t):
     """The kernel module for tensor ``t``'s device."""
     if t.device.type == "cuda":
         from ..backends.cuda import nn
-    else:
-        from ..backends.cpu import nn
-    return nn
+        return nn
+    return _cpu_nn
 
 
 def _rowwise(op, x, dim, dtype, log: bool):
-    from ..tensor import Tensor
     if dtype is not None:
         x = x.to(dtypes.as_dtype(dtype))
     if not x.dtype.is_floating_point:
         raise NotImplementedError(f'"{op.name}_lastdim_kernel_impl" not implemented for '
-                                  f"'{_type_name(x.dtype)}'")
+                                  f"'{torch_type_name(x.dtype)}'")
     if x.dtype is dtypes.float16:
         # float16 is a storage format on the CPU: compute in float32 (differentiably).
         return _rowwise(op, x.float(), dim, None, log).half()
@@ -91,13 +95,8 @@ def _rowwise(op, x, dim, dtype, log: bool):
 
 
 def _threads() -> int:
-    import numba
     return numba.get_num_threads()
 
-
-def _type_name(d):
-    from ..dtypes import torch_type_name
-    return torch_type_name(d)
 
 
 def softmax(input, dim, dtype=None):
@@ -122,7 +121,6 @@ def log_softmax(input, dim, dtype=None):
 def log_softmax_backward(grad, output, dim):
     """grad - exp(output) * grad.sum(dim): the cotangent of log_softmax's input given that of
     its ``output``; one kernel for contiguous float32/float64 rows along the last dim."""
-    from ..tensor import Tensor
     fast = (dim == output.ndim - 1 and output.ndim and grad._shape == output._shape
             and output.device == grad.device and grad.dtype is output.dtype
             and output.dtype in (dtypes.float32, dtypes.float64)
@@ -146,7 +144,6 @@ def im2col(x, geom: Geometry, pad_value: float = 0.0):
 
 
 def _run_im2col(x, geom: Geometry, pad_value: float = 0.0):
-    from ..tensor import Tensor
     g = geom
     out = Tensor._empty((g.N, g.C * g.kh * g.kw, g.oh * g.ow), x.dtype, x.device)
     if out.numel():
@@ -174,7 +171,6 @@ def col2im(cols, geom: Geometry):
 
 
 def _run_col2im(cols, geom: Geometry):
-    from ..creation import zeros
     g = geom
     src = cols.detach().contiguous()
     compute = dtypes.float32 if cols.dtype is dtypes.float16 else cols.dtype
@@ -210,7 +206,6 @@ def _crop(x, pads):
 def constant_pad(x, pads, value):
     """``x`` surrounded by ``value``: ``pads`` holds non-negative (before, after) pairs for the
     last dim, the one before it, and so on."""
-    from ..creation import full
     shape = list(x.shape)
     for k, (lo, hi) in enumerate(pads):
         shape[-1 - k] += lo + hi
@@ -247,7 +242,6 @@ def max_pool2d(x, geom: Geometry):
 
 
 def _run_max_pool2d(x, geom: Geometry):
-    from ..tensor import Tensor
     g = geom
     if x.dtype is dtypes.float16:
         values, indices = max_pool2d(x.float(), geom)
@@ -274,7 +268,6 @@ def max_pool2d_backward(grad, indices, geom: Geometry):
 
 
 def _run_max_pool2d_backward(grad, indices, geom: Geometry):
-    from ..creation import zeros
     g = geom
     compute = dtypes.float32 if grad.dtype is dtypes.float16 else grad.dtype
     out = zeros((g.N, g.C, g.H, g.W), dtype=compute, device=grad.device)
@@ -294,7 +287,6 @@ def _run_max_pool2d_backward(grad, indices, geom: Geometry):
 
 def _nll_grad(g, logp, rows, weights, reduction):
     # g times the constant Jacobian, so that the rule stays differentiable in g.
-    from ..creation import zeros
     jac = zeros(logp._shape, dtype=logp.dtype, device=logp.device)
     _kernels(jac).nll_mask(rows._storage.data, weights._storage.data, logp._shape[1], jac._storage.data)
     return (g.unsqueeze(1) if reduction == "none" else g) * jac
@@ -316,7 +308,6 @@ def class_nll(logp, target, reduction: str, ignore_index: int):
     ``target``, without class weights, in one pass (validating the targets on the way).
 
     The mean divides by the number of samples not ignored (NaN if none is left, as PyTorch)."""
-    from ..tensor import Tensor
     n, n_classes = logp._shape
     losses = Tensor._empty((n,), logp.dtype, logp.device)
     rows = Tensor._empty((n, 1), dtypes.int64, logp.device)

@@ -8,12 +8,12 @@ from __future__ import annotations
 from ..autograd import tape
 from .gather import index_add, index_select
 from .records import primitive
+from ..creation import zeros
 
 __all__ = ["index_pad", "source_indices"]
 
 
 def _scatter_back(g, ans, x, steps):
-    from ..creation import zeros
     shape = list(g.shape)
     # Each step padded one dim of x, and each dim only once: undo them last to first.
     for dim, index in reversed(steps):

@@ -13,6 +13,7 @@ from .composites import out_pair
 from .registry import write_out
 from ..dtypes import torch_type_name
 from .records import primitive
+from ..creation import full, tensor
 
 __all__ = ["quantile", "nanquantile", "nanmedian"]
 
@@ -23,7 +24,6 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _check(name, x, q, interpolation):
     """PyTorch's argument checks, in its order; ``q`` as a 1-D tensor of ``x``'s dtype."""
-    from ..creation import tensor
     if x.numel() == 0:
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     q_is_tensor = hasattr(q, "_storage")
@@ -114,7 +114,6 @@ def nanmedian(input, dim=None, keepdim: bool = False, *, out=None):
     """nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False, *, out=None) -> (values, indices)
 
     The lower median of the non-NaN values (NaN for a row of NaNs) and, over ``dim``, its index."""
-    from ..creation import full
     x = plain(input)
     if x.dtype is dtypes.bool:
         raise NotImplementedError(f'"median_{"cpu" if dim is None else "out"}" not implemented for '

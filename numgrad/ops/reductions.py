@@ -15,6 +15,7 @@ from ..autograd import tape
 from ..creation import ones_like
 from .registry import backend, write_out as _write_out
 from .records import reduction
+from .functional_elementwise import where
 
 __all__ = ["sum", "prod", "amax", "amin", "any", "all", "sum_to"]
 
@@ -64,7 +65,6 @@ def all_ints(dims) -> bool:
 
 
 def _where(c, a, b):
-    from .functional_elementwise import where
     return where(c, a, b)
 
 

@@ -15,6 +15,7 @@ from ..autograd.tape import plain, record_result, should_record
 from ..tensor import Tensor
 from .kernel_ops import HOST, Call, _array, apply, kernel_op
 from .records import primitive
+from ..backends.cpu.resampling import grid_sample_backward
 
 __all__ = ["resample", "nearest_taps", "linear_taps", "cubic_taps", "antialias_taps", "area_taps", "grid_sampler"]
 
@@ -237,7 +238,6 @@ def _grid_sample_vjp(g, ans, x, grid, *, needs, mode, padding_mode, align_corner
     params = {"mode": mode, "padding_mode": padding_mode, "align_corners": align_corners}
     if all(needs) and x.device.type == "cpu" and x.dtype in (dtypes.float32, dtypes.float64) \
             and grid.dtype is x.dtype and not should_record((g, x, grid)):
-        from ..backends.cpu.resampling import grid_sample_backward
         dx, dgrid = Tensor._empty(x.shape, x.dtype, x.device), Tensor._empty(grid.shape, grid.dtype, grid.device)
         grid_sample_backward(_array(dx), _array(dgrid), _array(g.to(x.dtype)), _array(x), _array(grid), **params)
         return dx, dgrid

@@ -9,6 +9,8 @@ from ..return_types import return_type as _return_type
 from .reductions import prod_op, sum, sum_op
 from .registry import backend, write_out as _write_out
 from .records import primitive
+from ..creation import zeros
+from .functional_elementwise import where
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
@@ -17,7 +19,6 @@ return_types = {n: _return_type(n) for n in ("cummax", "cummin")}
 
 
 def _where(c, a, b):
-    from .functional_elementwise import where
     return where(c, a, b)
 
 
@@ -103,7 +104,6 @@ def cumprod(input, dim, *, dtype=None, out=None):
 
 def _cumext_vjp(g, ans, x, dim, indices):
     # Each running extreme came from one element: its cotangent goes back there.
-    from ..creation import zeros
     return zeros(x.shape, dtype=g.dtype, device=g.device).scatter_add(dim, indices, g)
 
 

@@ -19,6 +19,8 @@ from .gather import (_as_nd, _check_range, _check_vector_index, _copy, _fmt, _in
 from .registry import write_out
 from ..dtypes import torch_type_name
 from .records import primitive
+from ..creation import ones, tensor, zeros
+from .movement import cat
 
 __all__ = ["scatter_reduce", "index_reduce"]
 
@@ -42,7 +44,6 @@ def _identity(reduce, dtype):
 
 def _counts(shape, dtype, device, d, index, include_self):
     """How many values each element of the result reduces (at least 1)."""
-    from ..creation import ones, zeros
     start = (ones if include_self else zeros)(shape, dtype=dtype, device=device)
     n = scatter_add(start, d, index, ones(index.shape, dtype=dtype, device=device))
     return n.clamp_min(1)
@@ -62,7 +63,6 @@ def _scatter_reduce_raw(self, dim, index, src, reduce, include_self):
     x, shape, out_strides, idx, idx_strides, s, src_strides, ds = args
     K = _kernels(x)
     if not include_self:
-        from ..creation import tensor
         fill = tensor([_identity(reduce, self.dtype)], dtype=self.dtype, device=self.device)
         K.run_scatter(x, shape, out_strides, idx, idx_strides, fill, (0,) * len(shape), ds, 0)
     K.run_scatter(x, shape, out_strides, idx, idx_strides, s, src_strides, ds, _MODE[reduce])
@@ -85,7 +85,6 @@ def _narrow_to(src, shape):
 
 def _pad_to(g, shape):
     """``g`` zero-padded at the end of each dim up to ``shape`` (src elements left unread)."""
-    from .movement import cat
     for k, n in enumerate(shape):
         if g._shape[k] != n:
             pad = list(g._shape)
@@ -146,7 +145,6 @@ def _d_src(ans, x, src, dim, index, reduce, include_self):
 
 
 def _ones_like(x):
-    from ..creation import ones
     return ones(x.shape, dtype=x.dtype, device=x.device)
 
 

@@ -11,6 +11,7 @@ from .reductions import (amax_op, amin_op, check_nonempty, evenly_jvp, evenly_vj
                          sum, unreduce)
 from .registry import backend, write_out as _write_out
 from .records import primitive
+from ..creation import arange, full
 
 __all__ = ["max", "min", "argmax", "argmin", "median", "mode"]
 
@@ -22,7 +23,6 @@ def _index_mask(indices, shape, dim, keepdim):
     """Bool mask of ``shape`` that is True where ``indices`` (one per row along ``dim``) point."""
     if not shape:
         return indices == 0
-    from ..creation import arange
     idx = indices if keepdim else indices.unsqueeze(dim)
     pos = arange(shape[dim], device=indices.device).reshape((-1,) + (1,) * (len(shape) - dim - 1))
     return idx == pos
@@ -141,7 +141,6 @@ def median(input, dim=None, keepdim=False):
     if dim is None:
         x = input
         if x.numel() == 0:
-            from ..creation import full
             values = full((), dtypes.nan_or_min(x.dtype), dtype=x.dtype, device=x.device)
         else:
             values = _select(None, "median", "median", _plain(x).reshape(-1), 0, False)[0]

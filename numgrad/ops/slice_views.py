@@ -6,6 +6,7 @@ from __future__ import annotations
 from .. import shapes
 from .records import primitive
 from .view_tracking import inplace_view, make_view
+from ..creation import arange, zeros
 
 __all__ = ["narrow", "select", "diagonal", "as_strided", "as_strided_"]
 
@@ -17,7 +18,6 @@ _strided_op = primitive("as_strided", 1, kind="view",
 
 def _as_strided_backward(g, x, size, stride, offset):
     """Scatter-add the cotangent into a zero buffer shaped like x's storage span, then view it as x."""
-    from ..creation import zeros
     span = x._storage.data.shape[0]
     buf = zeros(span, dtype=g.dtype, device=g.device)
     target = buf.as_strided(size, stride, offset)
@@ -31,7 +31,6 @@ def _overlapping(size, stride) -> bool:
 
 
 def _index_add_strided(buf, g, size, stride, offset):
-    from ..creation import arange
     idx = arange(buf.numel()).as_strided(size, stride, offset).reshape(-1)
     buf.index_add_(0, idx, g.reshape(-1))
 
@@ -69,7 +68,6 @@ _narrow_op = primitive("slice", 1, kind="view",
 
 def _embed(g, x, dim, start, span):
     """The cotangent of x given that of one slice of it: zeros elsewhere."""
-    from ..creation import zeros
     out = zeros(x.shape, dtype=g.dtype, device=g.device)
     if span is None:
         out.select(dim, start).copy_(g)
@@ -134,7 +132,6 @@ def narrow(input, dim, start, length):
 def diagonal_backward(g, ans, x, offset, dim1, dim2):
     """diagonal's VJP (also diag's, whose diagonal is a copy): the cotangent on the diagonal,
     zeros elsewhere. Only x's shape is read, as PyTorch's."""
-    from ..creation import zeros
     out = zeros(x.shape, dtype=g.dtype, device=g.device)
     diagonal(out, offset, dim1, dim2).copy_(g)
     return out
@@ -178,7 +175,6 @@ _unfold_op = primitive("unfold", 1, kind="view",
 
 def _unfold_backward(g, x, dim, size, step):
     # Windows may overlap: each window element's cotangent is added at its position along dim.
-    from ..creation import arange, zeros
     out = zeros(x.shape, dtype=g.dtype, device=g.device)
     if x.ndim == 0:
         return out + g.sum()

@@ -20,6 +20,7 @@ from .host_fallback import on_host
 from .registry import check_out_grad
 from ..dtypes import torch_type_name
 from .records import primitive
+from ..creation import tensor, zeros
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "msort", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "bincount", "histc"]
@@ -37,7 +38,6 @@ def _sorter():
 
 
 def _scatter_back(g, shape, dim, indices):
-    from ..creation import zeros
     from .gather import scatter_add
     return scatter_add(zeros(shape, dtype=g.dtype, device=g.device), dim, indices, g)
 
@@ -284,7 +284,6 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             raise RuntimeError("torch.searchsorted(): input value can be a scalar only when boundaries tensor "
                                f"dimension is 1, but we got boundaries tensor dim({seq.ndim}) and input value's "
                                "dim(0) numel(1)")
-        from ..creation import tensor
         input = tensor(input)
     vals = input.detach()
     if seq.ndim != 1 and (seq.ndim != vals.ndim or seq.shape[:-1] != vals.shape[:-1]):

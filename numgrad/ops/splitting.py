@@ -12,6 +12,7 @@ from ..tensor import Tensor
 from ..dtypes import torch_type_name
 from .records import primitive
 from .slice_views import slice_view as _slice
+from .movement import cat, stack
 
 __all__ = ["unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit"]
 
@@ -20,7 +21,6 @@ def _join(g, dim, sizes):
     """The input's cotangent from the pieces' ``g`` (a tuple when there are several; the engine
     gives a piece that got no cotangent zeros): stacked along ``dim`` for unbind (``sizes``
     None), concatenated for split."""
-    from .movement import cat, stack
     parts = g if g.__class__ is tuple else (g,)
     if sizes is None:
         return parts[0].unsqueeze(dim) if len(parts) == 1 else stack(parts, dim)

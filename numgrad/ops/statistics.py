@@ -20,6 +20,8 @@ from .reductions import (all_ints as _all_ints, reduction_dims as _dims, nansum_
 from .registry import backend, write_out as _write_out
 from ..dtypes import torch_type_name
 from .records import primitive
+from ..creation import ones
+from .matrix_functions import _pnorm_jvp, _pnorm_vjp, vector_norm
 
 __all__ = ["mean", "var", "std", "var_mean", "std_mean", "dist", "logsumexp", "count_nonzero",
            "nansum", "nanmean"]
@@ -198,7 +200,6 @@ _std_op = primitive(
 
 
 def _var_tangent(t, x, dims, keepdim, correction):
-    from ..creation import ones
     one = ones((), dtype=x.dtype, device=x.device)
     return sum(_var_grad(one, x, dims, True, correction) * t, dims, keepdim)
 
@@ -283,13 +284,11 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 def _dist_vjp(g, ans, x, y, p):
-    from .matrix_functions import _pnorm_vjp
     d = x - y
     return _pnorm_vjp(g, ans, d, p, tuple(range(d.ndim)), False)
 
 
 def _dist_jvp(t, ans, x, y, p):
-    from .matrix_functions import _pnorm_jvp
     d = x - y
     return _pnorm_jvp(t.expand(d.shape), ans, d, p, tuple(range(d.ndim)), False)
 
@@ -300,7 +299,6 @@ _dist_op = primitive("dist", 2, vjp=(_dist_vjp, lambda g, ans, x, y, p: -_dist_v
 
 def dist(input, other, p=2):
     """dist(input, other, p=2) -> Tensor: the p-norm of ``input - other`` (broadcast)."""
-    from .matrix_functions import vector_norm
     p = float(p)
     if p == 0 or math.isinf(p):
         # The 0- and inf-norms' rules are the vector norm's own (counts and ties).

@@ -14,6 +14,7 @@ from ..dtypes import torch_type_name
 from .records import primitive
 from .slice_views import alias
 from .view_tracking import inplace_view, make_view
+from .reductions import sum_to
 
 __all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "permute", "transpose",
            "t", "flatten", "movedim", "swapaxes", "swapdims", "unflatten", "view_as", "reshape_as", "squeeze_",
@@ -153,7 +154,6 @@ _expand_op = primitive("expand", 1, kind="view",
 
 
 def _sum_to(g, shape):
-    from .reductions import sum_to
     return sum_to(g, shape)
 
 

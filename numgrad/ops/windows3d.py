@@ -13,6 +13,7 @@ from .. import dtypes
 from ..autograd import tape
 from .kernel_ops import HOST, Call, apply, kernel_op
 from .records import primitive
+from ..creation import zeros
 
 __all__ = ["Geometry3", "vol2col", "col2vol", "window_argmax", "adaptive_argmax", "pick", "place", "scatter_back"]
 
@@ -97,7 +98,6 @@ def scatter_back(g, indices, in_shape):
 
 
 def _scattered(g, indices, shape, how):
-    from ..creation import zeros
     rows = indices.shape[0]
     base = zeros((rows, _plane_size(shape, rows)), dtype=g.dtype, device=g.device)
     return getattr(base, how)(1, indices, g.reshape(indices.shape)).reshape(shape)

@@ -15,6 +15,9 @@ from ..dtypes import torch_type_name
 from ..tensor import Tensor, make_requires_grad
 from .fills import draw_integers, draw_into, exact_int_bounds, normal_, uniform_
 from .generator import generator_or_default
+from ..creation import empty_strided
+from ..ops.functional_elementwise import lt
+from ..ops.reductions import any as any_
 
 
 def _new(size, dtype, device, default=None, keyword=None, name="size", out=None, op=None) -> Tensor:
@@ -156,8 +159,6 @@ def _normal_into(out, mean, std, shape, generator) -> Tensor:
 
 
 def _negative(std: Tensor) -> bool:
-    from ..ops.functional_elementwise import lt
-    from ..ops.reductions import any as any_
     return bool(any_(lt(std.detach(), 0)))
 
 
@@ -165,7 +166,6 @@ def empty_in_memory_order(input, dtype, device) -> Tensor:
     """An uninitialised tensor shaped as ``input`` whose memory runs in the order of
     ``input``'s strides (PyTorch's preserve_format), so that a fill in memory order puts each
     number where PyTorch puts it."""
-    from ..creation import empty_strided
     shape, order = input.shape, sorted(range(input.ndim), key=lambda k: -input.stride(k))
     strides, step = [0] * input.ndim, 1
     for k in reversed(order):

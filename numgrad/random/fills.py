@@ -13,6 +13,7 @@ from ..backends.cpu import mt19937
 from ..dtypes import torch_type_name
 from ..tensor import Tensor
 from .generator import generator_or_default
+from ..ops.functional_elementwise import lt
 
 
 def draw_into(t: Tensor, buf_np, kernel, *args):
@@ -150,7 +151,6 @@ def bernoulli_(input: Tensor, p=0.5, *, generator=None) -> Tensor:
 def bernoulli_draws(p: Tensor, generator) -> Tensor:
     """True where a uniform falls below the probability, element by element: float64
     probabilities draw 53-bit uniforms, others float32 ones compared in float32."""
-    from ..ops.functional_elementwise import lt
     state = generator_or_default(generator)._state
     if p.dtype is dtypes.float64:
         u = draw_into(Tensor._empty(p.shape, dtypes.float64), np.dtype(np.float64), mt19937.uniform_double,

@@ -14,6 +14,9 @@ from ..ops.records import primitive
 from ..tensor import Tensor
 from .fills import bernoulli_, bernoulli_draws, exponential_
 from .generator import generator_or_default
+from ..creation import empty_like, zeros_like
+from ..ops.functional_elementwise import ge, isfinite, le, logical_and, lt
+from ..ops.reductions import all as all_, any as any_
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
@@ -36,8 +39,6 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 
     ``num_samples`` category indices per row of ``input`` (weights, 1-d or 2-d), each drawn with
     probability proportional to its weight; without ``replacement`` a category is drawn once."""
-    from ..ops.functional_elementwise import isfinite, lt
-    from ..ops.reductions import any as any_
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{torch_type_name(input.dtype)}")
@@ -57,7 +58,6 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if not replacement:
         # Gumbel-max in exponential form: the largest p / q with q ~ Exp(1) are the draws.
-        from ..creation import empty_like
         keys = p / exponential_(empty_like(p), 1.0, generator=generator)
         result = keys.argmax(-1, keepdim=True) if num_samples == 1 else keys.topk(num_samples).indices
     else:
@@ -75,7 +75,6 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 
 def _no_gradient(g, ans, x):
     """The gradient (or tangent) of a draw with respect to its rate: zero."""
-    from ..creation import zeros_like
     return zeros_like(x)
 
 
@@ -101,8 +100,6 @@ def poisson(input: Tensor, generator=None) -> Tensor:
 
 
 def _in_unit_interval(p: Tensor) -> bool:
-    from ..ops.functional_elementwise import ge, le, logical_and
-    from ..ops.reductions import all as all_
     return bool(all_(logical_and(ge(p.detach(), 0), le(p.detach(), 1))))
 
 

@@ -9,7 +9,7 @@ from ...autograd import tape as _tape
 from ...ops import functional_elementwise as _E
 from ...ops.functional_elementwise import check_floating, sigmoid, tanh, where
 from ...ops.nn import log_softmax as _log_softmax, softmax as _softmax
-from ...creation import empty as _empty, full_like as _full_like, zeros as _zeros
+from ...creation import empty, empty as _empty, full_like as _full_like, tensor, zeros as _zeros
 from ...ops.elementwise.activations import _SELU_ALPHA, _SELU_SCALE
 from ...ops.movement import cat as _cat
 from ...ops.registry import run_elementwise, run_in_place
@@ -385,7 +385,6 @@ def _rrelu_slopes(input, lower: float, upper: float):
     """Training slopes drawn as PyTorch draws them: one double from [lower, upper) per element
     that is not positive, in order, rounded to ``input``'s dtype; 1 for the others. Below
     float64 the bounds are first rounded to float32, as PyTorch holds them."""
-    from ...creation import empty, tensor
     x = input.detach()
     if x.dtype is not dtypes.float64:
         lower, upper = tensor([lower, upper], dtype=dtypes.float32).tolist()

@@ -7,11 +7,16 @@ import warnings
 
 from ... import dtypes
 from ...autograd import tape
-from ...creation import arange as _arange
+from ...creation import arange, arange as _arange, empty, zeros
 from ...ops import functional_elementwise as _E
 from ...ops.embedding_bag import embedding_bag_op as _embedding_bag_op
 from ...ops.linalg import addmm as _addmm, check_addmm_dtypes as _check_addmm_dtypes
 from ...ops.records import primitive
+from ...ops.gather import index_add, index_select
+from ...ops.sorting import bincount
+from ...autograd.grad_mode import no_grad
+from ...random import bernoulli_
+from ...random.factories import empty_in_memory_order
 
 __all__ = ["linear", "bilinear", "embedding", "embedding_bag", "one_hot", "dropout", "alpha_dropout",
            "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "normalize"]
@@ -45,9 +50,6 @@ def _embedding_backward(g, shape, indices, padding_idx, scale_grad_by_freq):
     """The rows of ``g`` summed into the rows that ``indices`` picked of a zero tensor of the
     weight's ``shape``; the ``padding_idx`` row gets nothing, and each row is divided by how
     often it was picked when ``scale_grad_by_freq``."""
-    from ...creation import zeros
-    from ...ops.gather import index_add
-    from ...ops.sorting import bincount
     idx = indices.reshape(-1)
     rows = g.reshape(idx.shape[0], shape[1])
     if padding_idx is not None:
@@ -67,7 +69,6 @@ _embedding = primitive(
 
 
 def _rows(weight, indices):
-    from ...ops.gather import index_select
     return index_select(weight, 0, indices.reshape(-1)).reshape(tuple(indices.shape) + (weight.shape[1],))
 
 
@@ -101,8 +102,6 @@ def _check_index_dtype(t, position: int, name: str, op: str):
 
 
 def _renorm_rows(weight, input, max_norm, norm_type):
-    from ...autograd.grad_mode import no_grad
-    from ...ops.gather import index_select
     with no_grad():
         idx = input.reshape(-1)
         rows = index_select(weight, 0, idx)
@@ -173,7 +172,6 @@ def _size(t):
 def one_hot(tensor, num_classes: int = -1):
     """one_hot(tensor, num_classes=-1) -> LongTensor: a trailing dim of size ``num_classes`` with
     a 1 at each value's position (``num_classes`` defaults to max + 1)."""
-    from ...creation import arange
     if tensor.dtype is not dtypes.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if tensor.numel():
@@ -204,12 +202,9 @@ def _dropout(input, p: float, training: bool, inplace: bool, feature: bool = Fal
     if p == 1.0:
         out = input * 0.0
         return input.copy_(out) if inplace else out
-    from ...random import bernoulli_
-    from ...random.factories import empty_in_memory_order
     if feature:
         if input.ndim < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-        from ...creation import empty
         noise = empty(tuple(input.shape[:2]) + (1,) * (input.ndim - 2), dtype=input.dtype, device=input.device)
     else:
         noise = empty_in_memory_order(input, None, None)

@@ -16,6 +16,8 @@ from ...ops.nn import Geometry, col2im, im2col, max_pool2d as _max_pool
 from ...dtypes import torch_type_name
 from ...ops.records import primitive
 from ...ops.windows3d import Geometry3, col2vol, vol2col
+from .padding import pad
+from ...creation import tensor
 
 __all__ = ["conv1d", "conv2d", "conv3d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
 
@@ -106,7 +108,6 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
         padding = _string_padding(padding, (kh, kw), stride, dilation)
         if padding.__class__ is tuple and len(padding) == 4:
             # Odd total padding: the input is padded first, unevenly, as in PyTorch.
-            from .padding import pad
             x, padding = pad(x, padding[:2] if one_d else padding), 0
     x4 = tape.plain(x).unsqueeze(2) if one_d else tape.plain(x)
     geom = _geometry(x4, (kh, kw), stride, _pair(padding, "padding"), dilation)
@@ -180,7 +181,6 @@ def _same_padded(x, padding, kernel, stride, dilation):
     total = [d * (k - 1) for k, d in zip(kernel, dilation)]
     if all(t % 2 == 0 for t in total):
         return x, tuple(t // 2 for t in total)
-    from .padding import pad
     amounts = []
     for t in reversed(total):
         amounts += [t // 2, t - t // 2]
@@ -487,7 +487,6 @@ def _divisors(g, count_include_pad, like):
     ws = extents(g.ow, g.sw, g.pw, g.kw, g.W)
     if len(set(hs)) == 1 and len(set(ws)) == 1:
         return float(hs[0] * ws[0])
-    from ...creation import tensor
     return tensor([[h * w for w in ws] for h in hs], dtype=like.dtype, device=like.device)
 
 

@@ -12,6 +12,8 @@ from ...ops.records import primitive
 from ...ops import functional_elementwise as _E
 from ...ops.nn import class_nll, log_softmax as _log_softmax
 from .activation import logsigmoid as _logsigmoid
+from ...dtypes import torch_type_name
+from ...creation import arange
 
 __all__ = ["mse_loss", "l1_loss", "huber_loss", "smooth_l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
@@ -224,7 +226,6 @@ def _check_targets(input, target, ignore_index) -> bool:
 
 
 def _type_name(d):
-    from ...dtypes import torch_type_name
     return torch_type_name(d)
 
 
@@ -232,7 +233,6 @@ def _target_weights(input, target, weight, ignore_index):
     """(hit, mask, weights): a bool (N, C, ...) tensor, True at each sample's target class
     (False for ignored samples), the float tensor holding the class weights there (zero
     elsewhere), and the per-sample weights."""
-    from ...creation import arange
     n_classes = input.shape[1] if input.ndim >= 2 else input.shape[0]
     class_dim = 1 if input.ndim >= 2 else 0
     classes = arange(n_classes, device=input.device).reshape(_class_shape(max(input.ndim, 1), n_classes))

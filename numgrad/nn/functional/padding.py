@@ -4,6 +4,7 @@ from __future__ import annotations
 from ... import dtypes
 from ...ops.nn import constant_pad
 from ...ops.padding import index_pad, source_indices
+from ...creation import tensor
 
 __all__ = ["pad"]
 
@@ -103,5 +104,4 @@ def _check_circular(input, pairs):
 
 
 def _index_tensor(values, device):
-    from ...creation import tensor
     return tensor(values, dtype=dtypes.int64, device=device)

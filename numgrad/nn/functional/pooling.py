@@ -14,6 +14,7 @@ from ...ops.records import primitive
 from ...ops.windows3d import adaptive_argmax, col2vol, pick, place, vol2col, window_argmax
 from .activation import relu
 from .conv import _batched, _geometry3, _pair, _require_float, _single, _triple, avg_pool1d, avg_pool2d
+from ...creation import tensor
 
 __all__ = ["avg_pool3d", "max_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d",
@@ -63,7 +64,6 @@ def _divisor3(g, count_include_pad, like):
     ws = _extents(g.ow, g.sw, g.pw, g.kw, g.W, count_include_pad)
     if len(set(ds)) == len(set(hs)) == len(set(ws)) == 1:
         return float(ds[0] * hs[0] * ws[0])
-    from ...creation import tensor
     return tensor([[[d * h * w for w in ws] for h in hs] for d in ds], dtype=like.dtype, device=like.device)
 
 

@@ -8,6 +8,7 @@ from ...tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
 from . import hooks
+from ...ops.copying import _parse_to
 
 __all__ = ["Module"]
 
@@ -463,7 +464,6 @@ class Module:
         """to(device=None, dtype=None): moves and/or casts parameters and buffers in place.
 
         Only floating point tensors change dtype, as in PyTorch."""
-        from ...ops.copying import _parse_to
         device, dtype, _ = _parse_to(args, dict(kwargs))
         if dtype is not None:
             from ... import dtypes

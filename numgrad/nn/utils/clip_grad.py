@@ -6,6 +6,7 @@ import math
 from ...autograd.grad_mode import no_grad
 from ...ops.movement import cat
 from ...tensor import Tensor
+from ...creation import tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"]
 
@@ -18,7 +19,6 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
                     foreach=None):
     """Scales the gradients of ``parameters`` in place so that their joint ``norm_type`` norm is at
     most ``max_norm``; returns the norm before clipping (a 0-d tensor)."""
-    from ...creation import tensor
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
     if not grads:
         return tensor(0.0)

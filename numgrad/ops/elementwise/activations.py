@@ -16,6 +16,7 @@ from .exponentials import exp, sigmoid
 from .minmax import _clamp
 from .shared import like, magnitude, zero
 from .trigonometric import tanh
+from ...creation import zeros_like
 
 
 def _relu(x):
@@ -34,7 +35,6 @@ relu = unary(elementwise("relu", _relu, bool_ok=False,
 
 def _no_dependence(gg, ans, g, y):
     # Zeros, not no gradient, as PyTorch's: relu's second derivative reaches x, as 0.
-    from ...creation import zeros_like
     return zeros_like(gg)
 
 

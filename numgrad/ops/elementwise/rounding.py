@@ -16,6 +16,7 @@ from ..functional_elementwise import div
 from ..records import elementwise, not_implemented, primitive
 from .binding import alias, unary
 from .shared import like, magnitude, zero
+from ...creation import zeros_like
 
 # Floats this large are integers already, and integer inputs pass through exactly; math.ceil and
 # friends return int64, so they must not see them (nor inf, nor nan).
@@ -94,7 +95,6 @@ frac = unary(elementwise("frac", _frac, result="floating",
 # ---------------------------------------------------------------------------------- division
 def _zeros(g, ans, *xs):
     # Zeros whatever g holds, as PyTorch's rules of the rounding divisions (g * 0 would keep NaN).
-    from ...creation import zeros_like
     return zeros_like(g)
 
 
