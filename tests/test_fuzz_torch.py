@@ -72,6 +72,13 @@ KNOWN_DIVERGENCES = {
     ("special_i1", "grad:torch-raised:float16"): "torch has no float16 i1_backward",
     ("gelu", "grad:float16:tiny"): "the derivative at subnormal float16 x is 0 in numgrad; torch gives 0.5",
     ("nanmedian", "grad:nan"): "derivative of an all-NaN median: numgrad NaN, torch 1 at the chosen element",
+    ("std", "grad:expanded"): "a constant (expanded) float32 input: torch's float32 mean rounds, so its deviations "
+                              "and the gradient are of order one; numgrad's deviations are exactly 0",
+    ("std", "values:huge"): "numgrad's two-pass variance of values near the float maximum overflows to inf; torch "
+                            "gives 0",
+    ("cdist", "values:huge"): "float16 products path: squares overflow, and the order of accumulation decides "
+                              "inf or NaN",
+    ("dist", "grad:torch-raised"): "torch's dist backward raises for p=0; numgrad's gradient is 0",
     ("quantile", "values:inf"): "interpolating between inf and a finite value: numgrad inf, torch NaN "
                                 "(its lerp computes inf - inf)",
     ("quantile", "values:-inf"): "as quantile values:inf",

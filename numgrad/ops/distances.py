@@ -52,6 +52,9 @@ def _w(g, ans):
 
 
 def _vjp_x1(g, ans, x1, x2, p):
+    if not ans.numel():
+        # No distance: no gradient, even where the other input holds NaN.
+        return zeros_like(x1)
     if p == 2:
         w = _w(g, ans)
         return x1 * w.sum(-1, keepdim=True) - w.matmul(x2)
@@ -59,6 +62,8 @@ def _vjp_x1(g, ans, x1, x2, p):
 
 
 def _vjp_x2(g, ans, x1, x2, p):
+    if not ans.numel():
+        return zeros_like(x2)
     if p == 2:
         w = _w(g, ans)
         return x2 * w.sum(-2).unsqueeze(-1) - w.transpose(-1, -2).matmul(x1)
@@ -123,6 +128,10 @@ def cdist(x1, x2, p: float = 2.0, compute_mode=None):
     out_shape = tuple(batch) + (x1.shape[-2], x2.shape[-2])
     mode = compute_mode or _MODES[0]
     use_mm = p == 2 and (mode == _MODES[1] or (mode == _MODES[0] and max(out_shape[-2:]) > 25))
+    half = x1.dtype.name == "float16" and x1.device.type == "cpu"
+    if half and not use_mm and shapes.prod(out_shape + (x1.shape[-1],)):
+        # PyTorch's CPU kernel of differences has no float16 (its matrix-product path has).
+        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
     with grad_mode.no_grad():
         if x1.shape[-1] == 0:
             r = zeros(out_shape, dtype=x1.dtype, device=x1.device)

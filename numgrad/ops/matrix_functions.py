@@ -277,6 +277,8 @@ def trace(input):
     """trace(input) -> Tensor: the sum of the main diagonal of a 2-D tensor."""
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    if input.dtype.name == "bool":
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return tape.record_result(_trace_op, (input,), tape.plain(input).diagonal().sum())
 
 

@@ -23,8 +23,9 @@ def _where(c, a, b):
 
 
 def _cumsum_vjp(g, ans, x, dim, dtype):
-    # Reverse cumulative sum: element k receives the cotangents of outputs k, k+1, ...
-    return sum(g, dim, True) - cumsum(g, dim) + g
+    # Reverse cumulative sum: element k receives the cotangents of outputs k, k+1, ... (summed
+    # from the end, not as the total minus a prefix, which cancels and turns inf - inf into NaN).
+    return cumsum(g.flip(dim), dim).flip(dim)
 
 
 def _cumprod_grad(g, ans, x, dim):
@@ -44,11 +45,19 @@ def _cumprod_grad(g, ans, x, dim):
     return _where(before, rc / _where(before, x, 1), _where(first, rc_first, 0))
 
 
+def _single(x, dim):
+    """Whether each row along ``dim`` holds one element: the product is then the element itself
+    (whose derivative is 1 even at NaN or inf, where the general rules divide by it)."""
+    return (x.shape[dim] if x.ndim else 1) == 1
+
+
 def _cumprod_vjp(g, ans, x, dim, dtype):
-    return _cumprod_grad(g, ans, x, dim)
+    return g if _single(x, dim) else _cumprod_grad(g, ans, x, dim)
 
 
 def _cumprod_jvp(t, ans, x, dim, dtype):
+    if _single(x, dim):
+        return t
     # Output j gets sum_{k<=j} t_k * prod_{i<=j, i!=k} x_i: ans_j * cumsum(t / x)_j before the
     # first zero, t at that zero times the product of the others while it is the only zero, 0
     # after a second one.

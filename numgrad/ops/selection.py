@@ -138,6 +138,8 @@ def median(input, dim=None, keepdim=False):
     """median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)
 
     The lower median (no averaging of the two middle values); NaN if the row holds a NaN."""
+    if input.dtype is dtypes.bool and input.device.type == "cpu" and (dim is not None or input.numel()):
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
     if dim is None:
         x = input
         if x.numel() == 0:

@@ -145,13 +145,16 @@ def _var(x, dim, keepdim, correction):
 
 
 def _moments(x, dim, keepdim, correction, root=False):
-    """:func:`_var` (its square root with ``root``) rounded as PyTorch's CPU kernels round it:
-    float32 accumulates in float64, and the results are rounded once."""
-    if x.dtype is not dtypes.float32 or x.device.type != "cpu":
+    """:func:`_var` (its square root with ``root``) rounded as PyTorch's kernels round it: float16
+    accumulates in float32 (its squares overflow early), float32 on the CPU in float64, and the
+    results are rounded once."""
+    wide = dtypes.float32 if x.dtype is dtypes.float16 else (
+        dtypes.float64 if x.dtype is dtypes.float32 and x.device.type == "cpu" else None)
+    if wide is None:
         v, m, dims = _var(x, dim, keepdim, correction)
         return (F.sqrt(v) if root else v), m, dims
-    v, m, dims = _var(x.double(), dim, keepdim, correction)
-    return (F.sqrt(v) if root else v).float(), m.float(), dims
+    v, m, dims = _var(x.to(wide), dim, keepdim, correction)
+    return (F.sqrt(v) if root else v).to(x.dtype), m.to(x.dtype), dims
 
 
 # Plans of sums divided in the same kernel call, keyed by the operand's geometry, the dims,
@@ -211,7 +214,8 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     (``unbiased=False`` means ``correction=0``)."""
     dim, c = _correction("var", input, dim, unbiased, correction)
     v, _, dims = _moments(_plain(input), dim, keepdim, c)
-    return _write_out(record_result(_var_op, (input,), v, {"dims": dims, "keepdim": keepdim, "correction": c}), out, "var")
+    r = record_result(_var_op, (input,), v, {"dims": dims, "keepdim": keepdim, "correction": c})
+    return _write_out(r, out, "var")
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
