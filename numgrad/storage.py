@@ -13,6 +13,18 @@ from .devices import CPU
 __all__ = ["UntypedStorage"]
 
 
+def element_index(storage, index, n: int) -> int:
+    """``index`` into a storage of ``n`` elements, checked and made non-negative, as PyTorch's
+    storages take one element index (no slices)."""
+    if isinstance(index, slice):
+        raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+    if not isinstance(index, (int, np.integer)):
+        raise RuntimeError(f"can't index a {type(storage)} with {type(index)}")
+    if not -n <= index < n:
+        raise IndexError(f"index {index} out of range for storage of size {n}")
+    return int(index) % n
+
+
 def _check_nbytes(numel: int, dtype: dtypes.dtype) -> None:
     if numel * dtype.itemsize >= 1 << 63:
         raise RuntimeError(f"Storage size calculation overflowed: {numel} elements of {dtype.itemsize} bytes")
@@ -90,14 +102,7 @@ class UntypedStorage:
         return cuda.pointer(self.data)
 
     def _byte_index(self, index) -> int:
-        if isinstance(index, slice):
-            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
-        if not isinstance(index, (int, np.integer)):
-            raise RuntimeError(f"can't index a {type(self)} with {type(index)}")
-        n = self.nbytes()
-        if not -n <= index < n:
-            raise IndexError(f"index {index} out of range for storage of size {n}")
-        return int(index) % n
+        return element_index(self, index, self.nbytes())
 
     def _host_bytes(self, start: int = 0, count=None) -> np.ndarray:
         """Bytes ``start .. start + count`` as a host uint8 array (the buffer itself on the CPU)."""

@@ -9,7 +9,7 @@ import numpy as np
 from . import dtypes
 from .creation import tensor
 from .devices import as_device
-from .storage import UntypedStorage, pretty
+from .storage import UntypedStorage, element_index, pretty
 from .tensor import Tensor
 
 __all__ = ["TypedStorage"]
@@ -105,14 +105,7 @@ class TypedStorage:
         return Tensor._make(self._elements(), (numel,), (1,), offset, self.dtype)
 
     def _index(self, index) -> int:
-        if isinstance(index, slice):
-            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
-        if not isinstance(index, (int, np.integer)):
-            raise RuntimeError(f"can't index a {type(self)} with {type(index)}")
-        n = self.size()
-        if not -n <= index < n:
-            raise IndexError(f"index {index} out of range for storage of size {n}")
-        return int(index) % n
+        return element_index(self, index, self.size())
 
     def __getitem__(self, index):
         return self._tensor(self._index(index), 1).item()

@@ -291,26 +291,26 @@ def _sample_cdist(dtype, rng):
 # ------------------------------------------------------------------------------ ops with two results
 def _values_of(fn):
     """``fn``'s values, through a fresh pair when ``out`` is given (whose values are returned)."""
-    def values(x, *args, out=None, **kwargs):
-        if out is None:
-            return fn(x, *args, **kwargs).values
-        indices = numgrad.empty(0, dtype=numgrad.int64)
-        r = fn(x, *args, **kwargs, out=(out, indices))
-        assert r.values is out and r.indices is indices
-        return r.values
-    return values
+    return _result_of(fn, 0)
 
 
 def _indices_of(fn):
     """``fn``'s indices, through a fresh pair when ``out`` is given (whose indices are returned)."""
-    def indices(x, *args, out=None, **kwargs):
+    return _result_of(fn, 1)
+
+
+def _result_of(fn, which):
+    """Result ``which`` (0 values, 1 indices) of ``fn``; with ``out``, the call writes into a
+    pair holding ``out`` there, and must return that pair's tensors."""
+    def result(x, *args, out=None, **kwargs):
         if out is None:
-            return fn(x, *args, **kwargs).indices
-        values = numgrad.empty(0, dtype=x.dtype)
-        r = fn(x, *args, **kwargs, out=(values, out))
-        assert r.values is values and r.indices is out
-        return r.indices
-    return indices
+            return fn(x, *args, **kwargs)[which]
+        pair = [numgrad.empty(0, dtype=x.dtype), numgrad.empty(0, dtype=numgrad.int64)]
+        pair[which] = out
+        r = fn(x, *args, **kwargs, out=tuple(pair))
+        assert r.values is pair[0] and r.indices is pair[1]
+        return r[which]
+    return result
 
 
 def _stacked(fn):
