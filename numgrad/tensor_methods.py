@@ -31,6 +31,18 @@ from .ops import indexing as _indexing
 from .autograd import engine as _engine, nodes as _nodes
 from .autograd.inplace import refresh_view as _refresh_view
 from .utils import dlpack as _dlpack
+from .ops.nn import softmax as _softmax, log_softmax as _log_softmax
+from . import random as _random
+from .ops import linalg as _linalg
+from .ops import (advanced as _advanced, gather as _gather, movement as _movement,
+                  scatter_reduce as _scatter_reduce, sorting as _sorting)
+from .ops import comparisons as _comparisons
+from .ops import matrix_functions as _mf
+from .ops import composites as _composites, covariance as _covariance, quantiles as _quantiles
+from .ops.grids import rot90 as _rot90
+from .ops import (aliases as _aliases, conjugation as _conjugation, histograms as _histograms,
+                  matrix_extras as _matrix_extras, number_theory as _number_theory, scatter_views as _scatter_views)
+from .creation import empty_strided as _empty_strided, tensor as _tensor
 
 # name -> function; becomes Tensor.name(self, ...) == function(self, ...)
 METHODS = {}
@@ -39,7 +51,6 @@ for _mod in (F, R, SEL, SC, S, V, SV, C, SP):
         METHODS[_name] = getattr(_mod, _name)
 for _skip in ("copy",):
     METHODS.pop(_skip, None)
-from .ops.nn import softmax as _softmax, log_softmax as _log_softmax  # noqa: E402
 METHODS["softmax"], METHODS["log_softmax"] = _softmax, _log_softmax
 METHODS["unfold"] = SV.unfold  # a method only: numgrad.nn.functional.unfold is im2col
 
@@ -160,44 +171,33 @@ __all__ = [_name + "_" for _name in (
     "sinc", "deg2rad", "rad2deg", "fix", "ldexp")]
 globals().update({_name: getattr(Tensor, _name) for _name in __all__})
 
-from . import random as _random  # noqa: E402  (random imports Tensor; bound after it exists)
 for _name in _random.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_random, _name)))
 
-from .ops import linalg as _linalg  # noqa: E402
 for _name in _linalg.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_linalg, _name)))
 for _name in _linalg.INPLACE_METHODS:
     # Without ``out`` in its signature the product is computed first, then written into self.
     setattr(Tensor, _name + "_", _inplace(lambda self, *a, _f=getattr(_linalg, _name), **k: _f(self, *a, **k),
                                           _name))
-from .ops import (advanced as _advanced, gather as _gather, movement as _movement,  # noqa: E402
-                  scatter_reduce as _scatter_reduce, sorting as _sorting)
 for _mod in (_advanced, _gather, _scatter_reduce, _movement, _sorting):
     for _name in _mod.__all__ + list(_mod.TENSOR_METHODS):
         setattr(Tensor, _name, _method(getattr(_mod, _name)))
 Tensor.flip = _method(_movement._flip_method)  # dims also one by one: x.flip(0, 1)
-from .ops import comparisons as _comparisons  # noqa: E402
 for _name in _comparisons.__all__:
     setattr(Tensor, _name, _method(getattr(_comparisons, _name)))
-from .ops import matrix_functions as _mf  # noqa: E402
 for _name in _mf.TENSOR_METHODS:
     setattr(Tensor, _name, _method(getattr(_mf, _name)))
-from .ops import composites as _composites, covariance as _covariance, quantiles as _quantiles  # noqa: E402
 for _mod in (_composites, _covariance, _quantiles):
     for _name in _mod.TENSOR_METHODS:
         setattr(Tensor, _name, _method(getattr(_mod, _name)))
 Tensor.renorm_ = _inplace(_composites.renorm, "renorm")
-from .ops.grids import rot90 as _rot90  # noqa: E402
 Tensor.rot90 = _method(_rot90)
 Tensor.__matmul__ = lambda self, other: _linalg.matmul(self, other)
 Tensor.__rmatmul__ = lambda self, other: _linalg.matmul(other, self)
 Tensor.__imatmul__ = lambda self, other: inplace_apply(self, lambda x, y: _linalg.matmul(x, y), (other,), {})
 
 
-from .ops import (aliases as _aliases, conjugation as _conjugation, histograms as _histograms,  # noqa: E402
-                  matrix_extras as _matrix_extras, number_theory as _number_theory, scatter_views as _scatter_views)
-from .creation import empty_strided as _empty_strided, tensor as _tensor  # noqa: E402
 for _name in _number_theory.__all__:
     setattr(Tensor, _name, _method(getattr(_number_theory, _name)))
 for _name in ("positive", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg", "adjoint",
