@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 _SETTLE_S = 0.3
 _MODULES = ["core", "linalg", "indexing", "autograd", "functional", "training", "recurrent", "attention", "conv",
-            "embedding", "sampling", "transcendental"]
+            "embedding", "sampling", "transcendental", "compiled"]
 
 
 def _interleaved(fns: dict, repeats=9) -> dict:
@@ -80,8 +80,7 @@ def run(module_name: str):
                 fns = {lib: _bound(cls, m, combo) for lib, combo in by_library.items()}
                 times = _interleaved({lib: fn for lib, fn in fns.items() if fn is not None})
                 t = times.pop("numgrad")
-                ratios = [f"/{other}={t / times[other]:.2f}" for other in ("numpy", "torch", "numpy-hand")
-                          if other in times]
+                ratios = [f"/{other}={t / times[other]:.2f}" for other in times]
                 print(f"{module_name}.{cls_name}.{m}{list(rest)}: {t * 1e6:.1f} us " + " ".join(ratios))
 
 

@@ -209,6 +209,10 @@ def _nn_importing_elsewhere() -> bool:
 
 
 def __getattr__(name: str):
+    if name in ("compile", "compiler"):
+        compiler_module = _importlib.import_module(__name__ + ".compiler")
+        globals()["compiler"], globals()["compile"] = compiler_module, compiler_module.compile
+        return globals()[name]
     if name == "nn" or name in _NN_ACTIVATIONS or _nn_deferred:
         # import_module, not ``from . import nn``: that would look nn up here first, recursing.
         nn_module = _importlib.import_module(__name__ + ".nn")  # waits for the thread importing it
@@ -237,6 +241,8 @@ else:
                                           rrelu, rrelu_)
     # The activations PyTorch also binds as Tensor methods.
     Tensor.hardshrink, Tensor.prelu = hardshrink, prelu
+    from . import compiler
+    from .compiler import compile
 
 # Every public function, routed by its batching rule inside vmap.
 _batched.intercept_namespace(globals(), "torch", [_name for _name in list(globals()) if not _name.startswith("_")])

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 
 from . import dtypes
 from .ops.copying import contiguous, to
+from .tensor import _host_read
 
 __all__ = ["set_printoptions", "get_printoptions", "printoptions"]
 
@@ -199,6 +200,7 @@ def _add_suffixes(text: str, suffixes, indent: int) -> str:
 
 def tensor_repr(t) -> str:
     """``repr(t)`` as PyTorch writes it; reads the data without recording any autograd."""
+    _host_read("print")
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []

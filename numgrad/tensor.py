@@ -34,6 +34,16 @@ def make_requires_grad(t):
     t._requires_grad = True
     return t
 
+# The active ``numgrad.compile`` tracer, if any (``compiler/graph.py``): the dispatcher hands it
+# each elementwise op, and reading a tensor's data into Python ends its trace.
+tracing = [None]
+
+
+def _host_read(what: str):
+    if tracing[0] is not None:
+        tracing[0].host_read(what)
+
+
 class Tensor:
     """An n-dimensional array with autograd support.
 
@@ -295,6 +305,7 @@ class Tensor:
     # ------------------------------------------------------------------ conversion
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """A NumPy array sharing this tensor's memory."""
+        _host_read("numpy")
         if self.device.type != "cpu":
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the "
@@ -305,6 +316,7 @@ class Tensor:
         return self._np_view()
 
     def __array__(self, dtype=None, copy=None):
+        _host_read("__array__")
         if self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
@@ -315,10 +327,12 @@ class Tensor:
 
     def tolist(self):
         """The data as (nested) Python lists of Python numbers."""
+        _host_read("tolist")
         return self.detach().cpu()._np_view().tolist()
 
     def item(self):
         """The value of a one-element tensor as a Python number."""
+        _host_read("item")
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")

@@ -30,7 +30,7 @@ LAYERS = [
     ("ops", ["numgrad.ops", "numgrad.creation", "numgrad.random", "numgrad.printing", "numgrad.legacy",
              "numgrad.typed_storage", "numgrad.linalg", "numgrad.special", "numgrad.cuda"]),
     ("engine", ["numgrad.autograd", "numgrad.func", "numgrad.batched"]),
-    ("library", ["numgrad.nn", "numgrad.optim", "numgrad.utils", "numgrad.serialization", "numgrad.testing",
+    ("library", ["numgrad.nn", "numgrad.compiler", "numgrad.optim", "numgrad.utils", "numgrad.serialization", "numgrad.testing",
                  "numgrad"]),
 ]
 

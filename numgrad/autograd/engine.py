@@ -354,6 +354,8 @@ def _replay(heap, pending, sinks, ready, flush, retain_graph, create_graph, capt
                 g = g.to(meta[1])
             deliver(nxt, idx, g, pending, heap, sinks, ready)
         if ready:
+            # Dropped first: a flushed cotangent that nothing else holds becomes .grad uncopied.
+            grads_in = grads_out = g = None
             # Every node still to run precedes the position reached here: sinks made later than
             # that are complete.
             reached = -heap[0][0] if heap else -1

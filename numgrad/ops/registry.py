@@ -14,7 +14,7 @@ from ..autograd.grad_mode import _state as _grad_state
 from ..devices import CPU
 from ..dtypes import torch_type_name
 from ..storage import Storage
-from ..tensor import Tensor, result_strides
+from ..tensor import Tensor, result_strides, tracing as _tracing
 from .records import Op
 
 
@@ -122,6 +122,8 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
 
     ``out`` is an existing tensor to write into (``out=`` or the self of an in-place op).
     """
+    if _tracing[0] is not None:
+        return _tracing[0].elementwise(op, inputs, out, inplace)
     if inplace and out._base is not None and _grad_state.enabled:
         # Writes that record check there; this one may not record but still be refused.
         _inplace.check_inplace(out, inputs)

@@ -112,21 +112,31 @@ def flat_inplace_par(n, out, oo, os{rest_args}, chunks):
 """
 
 
+def operand_loads(kinds, first: int = 0, offset: str = "o", cast: str = "") -> tuple:
+    """Source for reading operands ``a{k}`` (k from ``first``) at offsets ``{offset}{k}`` in a flat
+    loop over ``i < n``: the lines binding ``x{k}`` before the loop (a slice for kind 'u', unit
+    stride; the one element for 's', a broadcast scalar) and each operand's read inside it,
+    passed through ``cast``."""
+    lines, reads = [], []
+    for k, m in enumerate(kinds, first):
+        if m == "u":
+            lines.append(f"x{k} = a{k}[{offset}{k}:{offset}{k} + n]")
+            reads.append(f"{cast}(x{k}[i])")
+        else:
+            lines.append(f"x{k} = {cast}(a{k}[{offset}{k}])")
+            reads.append(f"x{k}")
+    return lines, reads
+
+
 def _branch(kinds, inplace: bool = False) -> str:
     """One fast branch: ``kinds[k]`` is 'u' (unit stride) or 's' (scalar) for operand k, or for
     operand k + 1 when ``inplace`` (operand 0 is then ``out`` itself)."""
     first = 1 if inplace else 0
     cond = " and ".join(["os == 1"] + [f"s{k} == {1 if m == 'u' else 0}"
                                        for k, m in enumerate(kinds, first)])
-    lines = ["o = out[oo:oo + n]"]
-    reads = ["_c(o[i])"] if inplace else []
-    for k, m in enumerate(kinds, first):
-        if m == "u":
-            lines.append(f"x{k} = a{k}[o{k}:o{k} + n]")
-            reads.append(f"_c(x{k}[i])")
-        else:
-            lines.append(f"x{k} = _c(a{k}[o{k}])")
-            reads.append(f"x{k}")
+    loads, operand_reads = operand_loads(kinds, first, "o", "_c")
+    lines = ["o = out[oo:oo + n]"] + loads
+    reads = (["_c(o[i])"] if inplace else []) + operand_reads
     body = "".join(f"        {ln}\n" for ln in lines)
     return f"if {cond}:\n{body}        for i in range(n):\n            o[i] = _f({', '.join(reads)})"
 
