@@ -134,8 +134,6 @@ class CompiledFunction:
                               stacklevel=2)
             return self._fn(*args, **kwargs)
         self._count += 1
-        if spec is None:
-            leaves, _ = tree_flatten((args, kwargs))
         result, entry = trace(self._fn, args, kwargs, leaves, self._fullgraph)
         self.last_break = entry.reason
         self._entries.setdefault(key, []).append(entry)

@@ -103,17 +103,15 @@ class Tracer:
         return v
 
     def _know(self, t, v):
+        # Values are numbered in the order they are made, each known as soon as it is.
         self.known[id(t)] = v
-        while len(self.tensors) <= v:
-            self.tensors.append(None)
-            self.versions.append(None)
-        self.tensors[v] = t
-        self.versions[v] = t._storage._counter[0]
+        self.tensors.append(t)
+        self.versions.append(t._storage._counter[0])
 
     def written(self) -> bool:
         """Whether a tensor the trace read was written in place after it was read (by an op the
         tracer does not see): a replay would read other values."""
-        return any(t is not None and t._storage._counter[0] != ver for t, ver in zip(self.tensors, self.versions))
+        return any(t._storage._counter[0] != ver for t, ver in zip(self.tensors, self.versions))
 
     def __enter__(self):
         tracing[0] = self
@@ -146,14 +144,24 @@ class Tracer:
             return None
         return self.add_leaf(x, ("capture", source))
 
-    def elementwise(self, op, inputs, out, inplace):
-        """The dispatcher's call while tracing: run eagerly, then record."""
+    def _untraced(self, fn, *args):
+        """``fn(*args)`` run eagerly, its ops unrecorded."""
         tracing[0] = None
         try:
-            result = registry.run_elementwise(op, inputs, out, inplace)
+            return fn(*args)
         finally:
             if self.broken is None:
                 tracing[0] = self
+
+    def cast(self, t, dtype):
+        """``t.to(dtype)``, recorded as a cast node."""
+        out = self._untraced(t.to, dtype)
+        self._know(out, self.graph.add_node(None, (self.known[id(t)],), dtype, dtype, t._shape))
+        return out
+
+    def elementwise(self, op, inputs, out, inplace):
+        """The dispatcher's call while tracing: run eagerly, then record."""
+        result = self._untraced(registry.run_elementwise, op, inputs, out, inplace)
         if self.broken is not None:
             return result
         if out is not None:

@@ -57,33 +57,26 @@ def _const(value, dtype) -> str:
 
 
 def _body(graph, outputs, leaves) -> tuple:
-    """The scalar body's source lines and the op names it calls."""
-    names, lines, consts = {}, [], {}
+    """The scalar body's source (after its constants and op bindings) and the op names it calls."""
+    names, consts, body = {}, {}, []
     for node in graph.cone(outputs):
         args = []
         for a in node.args:
             if a.__class__ is Const:
-                key = (a.value.__class__, a.value, node.compute)
-                if key not in consts:
-                    consts[key] = f"_k{len(consts)}"
-                    lines.insert(0, f"{consts[key]} = {_const(a.value, node.compute)}")
-                args.append(consts[key])
+                literal = _const(a.value, node.compute)
+                args.append(consts.setdefault(literal, f"_k{len(consts)}"))
             else:
                 args.append(_cast(node.compute, f"v{a}"))
         if node.op is None:
             expr = args[0]
         else:
-            f = names.setdefault(node.op.name, f"_f{len(names)}")
-            expr = f"{f}({', '.join(args)})"
-        lines.append(f"    v{node.out} = {_cast(graph.dtypes[node.out], expr)}")
-    consts_src = [ln for ln in lines if not ln.startswith("    ")]
-    body = [ln for ln in lines if ln.startswith("    ")]
-    params = ", ".join(f"v{v}" for v in leaves)
-    ret = ", ".join(f"v{v}" for v in outputs)
-    src = (consts_src + [f"_f{k} = njit(error_model='numpy')(get_op({n!r}).math)"
-                         for n, k in ((n, f[2:]) for n, f in names.items())]
-           + ["", "", "@njit(error_model='numpy')", f"def body({params}):"] + body
-           + [f"    return {ret}" + ("," if len(outputs) == 1 else "")])
+            expr = f"{names.setdefault(node.op.name, f'_f{len(names)}')}({', '.join(args)})"
+        body.append(f"    v{node.out} = {_cast(graph.dtypes[node.out], expr)}")
+    ret = ", ".join(f"v{v}" for v in outputs) + ("," if len(outputs) == 1 else "")
+    src = ([f"{k} = {literal}" for literal, k in consts.items()]
+           + [f"{f} = njit(error_model='numpy')(get_op({n!r}).math)" for n, f in names.items()]
+           + ["", "", "@njit(error_model='numpy')", f"def body({', '.join(f'v{v}' for v in leaves)}):"]
+           + body + [f"    return {ret}"])
     return "\n".join(src) + "\n", list(names)
 
 

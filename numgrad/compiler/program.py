@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from ..autograd import grad_mode, tape
 from ..autograd.grad_mode import no_grad
-from ..creation import zeros
+from ..creation import ones
 from ..ops import registry
 from ..ops.reductions import sum_to
 from ..ops.records import Op
 from ..shapes import contiguous_strides
-from ..tensor import tracing
 from .graph import Const
 from .kernels import Kernel
 
@@ -68,7 +67,7 @@ class Program:
             [i for _, i in self.arg_leaves] == list(range(len(k.leaves))) and len(k.leaves)
         self.backward = None
         self.backward_reason = None
-        if any(requires_grad.values()):
+        if self.differentiable:
             try:
                 self.backward = Backward(graph, tracer, self)
             except BackwardUntraceable as e:
@@ -124,13 +123,11 @@ class Backward:
         with no_grad():
             for v in program.outputs:
                 if program.requires_grad[v]:
-                    g = zeros(graph.shapes[v], dtype=graph.dtypes[v]) + 1
+                    g = ones(graph.shapes[v], dtype=graph.dtypes[v])
                     cv = tracer.add_leaf(g, ("cot", len(self.cot_values)))
                     self.cot_values.append(cv)
                     grads[v] = g
-            leaf_set = {v for v, _ in graph.leaves}
-            needs = {v: tracer.tensors[v]._requires_grad for v in leaf_set}
-            contribs = {v: [] for v in program.leaf_values if needs.get(v)}
+            contribs = {v: [] for v in program.leaf_values if tracer.tensors[v]._requires_grad}
             with tracer:
                 for node in reversed(fwd_nodes):
                     g = grads.pop(node.out, None)
@@ -139,7 +136,7 @@ class Backward:
                     args = [a.value if a.__class__ is Const else tracer.tensors[a] for a in node.args]
                     ans = tracer.tensors[node.out]
                     for i, a in enumerate(node.args):
-                        if a.__class__ is Const or not (a in contribs or _requires(tracer, a)):
+                        if a.__class__ is Const or not tracer.tensors[a]._requires_grad:
                             continue
                         rule = node.op.vjp[i]
                         if rule is None:
@@ -158,7 +155,6 @@ class Backward:
                             prev = grads.get(a)
                             grads[a] = c if prev is None else prev + c
                 # An input whose contributions all have its shape sums them in the kernel.
-                self.sums = {}
                 for v, cs in contribs.items():
                     if cs and all(c._shape == graph.shapes[v] for c in cs):
                         acc = cs[0]
@@ -175,20 +171,12 @@ class Backward:
 
     @staticmethod
     def _cast(tracer, c, dtype):
+        """Contribution ``c`` in the input's dtype, as the engine casts it."""
         if c.__class__ in (bool, int, float):
             raise BackwardUntraceable("a VJP rule returned a Python number")
-        v = tracer.known.get(id(c))
-        if v is None:
+        if id(c) not in tracer.known:
             raise BackwardUntraceable("a VJP rule used an op the compiler does not trace")
-        if c.dtype is dtype:
-            return c
-        tracing[0] = None
-        try:
-            out = c.to(dtype)
-        finally:
-            tracing[0] = tracer
-        tracer._know(out, tracer.graph.add_node(None, (v,), dtype, dtype, c._shape))
-        return out
+        return c if c.dtype is dtype else tracer.cast(c, dtype)
 
     def _kernels_for(self, cot_tensors):
         key = tuple((t._strides, t.dtype) for t in cot_tensors)
@@ -239,7 +227,3 @@ class Backward:
             values[node.out] = args[0].to(node.compute) if node.op is None else \
                 registry.run_elementwise(node.op, tuple(args))
 
-
-def _requires(tracer, v) -> bool:
-    t = tracer.tensors[v]
-    return t is not None and t._requires_grad
