@@ -2,6 +2,7 @@
 other libraries' times for the same parameters (NumPy, PyTorch when installed).
 
     python asv_bench/ratios.py [module ...]      # e.g. linalg indexing autograd training
+    python asv_bench/ratios.py core.Reduction    # one class of a module
 
 One process and interleaved repeats (each library's runs alternated with the others') keep the
 ratios meaningful on a shared, noisy machine, where absolute times are not.
@@ -61,10 +62,11 @@ def _bound(cls, method, combo):
     return lambda: fn(*combo)
 
 
-def run(module_name: str):
+def run(name: str):
+    module_name, _, only = name.partition(".")
     mod = importlib.import_module(f"benchmarks.{module_name}")
     for cls_name, cls in inspect.getmembers(mod, inspect.isclass):
-        if cls.__module__ != mod.__name__:
+        if cls.__module__ != mod.__name__ or only and cls_name != only:
             continue
         methods = [m for m in dir(cls) if m.startswith("time_")]
         combos, names = _cases(cls)

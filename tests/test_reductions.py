@@ -68,6 +68,47 @@ def test_combine_reductions_match_numpy(fn, ref, dtype):
             _close(got, want, dtype, rtol=1e-4)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_amax_amin_propagate_nan_from_any_position(dtype):
+    # The float kernels run vector lanes, whole blocks and a scalar tail: a NaN or an infinity
+    # in any of them must reach the result, along rows, columns and the whole tensor.
+    for n in [1, 7, 16, 33, 1030, 5000]:
+        for pos in sorted({0, n // 2, n - 1}):
+            for special in (np.nan, np.inf, -np.inf):
+                a = RNG.standard_normal((3, n)).astype(dtype)
+                a[1, pos] = special
+                for name, t, x in _views(a):
+                    for fn, ref in (("amax", np.amax), ("amin", np.amin)):
+                        for dim in (None, 0, 1):
+                            got = getattr(ng, fn)(t) if dim is None else getattr(ng, fn)(t, dim)
+                            assert np.array_equal(got.numpy(), ref(x, axis=dim), equal_nan=True), \
+                                (fn, n, pos, special, name, dim)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.uint8])
+def test_arg_extremes_pick_the_first_from_any_position(dtype):
+    # Contiguous rows find the extreme in one pass, then its first index: ties, NaNs and
+    # infinities anywhere must give the index (and value) of a serial walk.
+    for n in [1, 2, 16, 33, 1030]:
+        for pos in sorted({0, n // 2, n - 1}):
+            a = _data((4, n), dtype)
+            a[0, pos] = a[0].max()
+            a[0, n - 1 - pos] = a[0, pos]
+            a[1, pos] = a[1].min()
+            if np.issubdtype(dtype, np.floating):
+                a[2, pos] = np.nan
+                a[2, n // 3] = np.nan
+                a[3, pos] = np.inf if pos % 2 else -np.inf
+            for name, t, x in _views(a):
+                for dim in (0, 1, -1):
+                    assert np.array_equal(ng.argmax(t, dim).numpy(), np.argmax(x, axis=dim)), (n, pos, name, dim)
+                    assert np.array_equal(ng.argmin(t, dim).numpy(), np.argmin(x, axis=dim)), (n, pos, name, dim)
+                    values, indices = ng.max(t, dim)
+                    assert np.array_equal(indices.numpy(), np.argmax(x, axis=dim))
+                    assert np.array_equal(values.numpy(), np.max(x, axis=dim), equal_nan=True)
+                assert ng.argmax(t).item() == np.argmax(x) and ng.argmin(t).item() == np.argmin(x)
+
+
 def test_dtype_argument_and_result_dtypes():
     x = ng.tensor([1, 2, 3], dtype=ng.int8)
     assert x.sum().dtype == ng.int64 and x.prod().dtype == ng.int64

@@ -84,7 +84,9 @@ def _layouts(rng, shape, dtype):
         yield base[::2]
 
 
-SHAPES = [(), (1,), (7,), (8,), (33,), (1000,), (64, 10), (100, 33), (3, 5, 40), (40, 1, 30), (2, 3, 4, 9)]
+# (20, 1100): columns past a page of a row, summed side by side in more than one pass.
+SHAPES = [(), (1,), (7,), (8,), (33,), (1000,), (64, 10), (100, 33), (3, 5, 40), (40, 1, 30), (2, 3, 4, 9),
+          (20, 1100)]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -14,13 +14,13 @@ LIBRARIES = ["numgrad", "numpy", "torch"]
 ELEMENTWISE = ["add", "mul", "exp", "tanh"]
 SIZES = [10 ** 3, 10 ** 6, 10 ** 7]
 LAYOUTS = ["contiguous", "transposed"]
-REDUCTIONS = ["sum", "mean"]
-REDUCE_DIMS = ["all", "last"]
+REDUCTIONS = ["sum", "mean", "amax", "amin"]
+REDUCE_DIMS = ["all", "last", "first"]
 SMALL_OPS = ["add", "mul", "exp", "sum"]
 
 _NUMPY = {"add": np.add, "mul": np.multiply, "exp": np.exp, "tanh": np.tanh,
-          "sum": np.sum, "mean": np.mean}
-_ARITY = {"add": 2, "mul": 2, "exp": 1, "tanh": 1, "sum": 1, "mean": 1}
+          "sum": np.sum, "mean": np.mean, "amax": np.amax, "amin": np.amin}
+_ARITY = {"add": 2, "mul": 2, "exp": 1, "tanh": 1, "sum": 1, "mean": 1, "amax": 1, "amin": 1}
 
 
 def _shape(n):
@@ -66,14 +66,16 @@ def elementwise_case(library, name, n, layout):
 
 
 def reduction_case(library, name, n, dim):
-    """A zero-argument callable reducing ``n`` float32 elements over all dims or the last."""
+    """A zero-argument callable reducing ``n`` float32 elements over all dims, the last or the
+    first."""
     (x,) = _convert(library, _arrays(n, "contiguous", 1))
     fn = function(library, name)
     if dim == "all":
         return lambda: fn(x)
+    axis = -1 if dim == "last" else 0
     if library == "numpy":
-        return lambda: fn(x, axis=-1)
-    return lambda: fn(x, -1)
+        return lambda: fn(x, axis=axis)
+    return lambda: fn(x, axis)
 
 
 def small_case(library, name):

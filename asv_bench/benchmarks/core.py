@@ -17,7 +17,7 @@ class Elementwise:
 
 
 class Reduction:
-    """sum and mean of float32 inputs, over all elements or the last dim."""
+    """sum, mean, amax and amin of float32 inputs, over all elements, the last dim or the first."""
 
     params = (cases.LIBRARIES, cases.REDUCTIONS, cases.SIZES, cases.REDUCE_DIMS)
     param_names = ["library", "op", "n", "dim"]

@@ -125,9 +125,11 @@ def _raw(x):
 
 
 def _tensor(arr, shape, dtype):
+    """A contiguous tensor of ``shape`` over ``arr``, a kernel's fresh contiguous result."""
     if arr.dtype != dtype.numpy:
         arr = arr.astype(dtype.numpy)
-    return Tensor._from_numpy_array(arr.reshape(shape))
+    shape = tuple(shape)
+    return Tensor._make(Storage(arr.reshape(-1), CPU), shape, shapes.contiguous_strides(shape), 0, dtype)
 
 
 def reduce(op, x, dims, compute, init, out_shape, result_dtype):

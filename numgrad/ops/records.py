@@ -141,9 +141,12 @@ def primitive(name: str, nin: int, *, vjp=(), jvp=(), batched_jvp=(), vjp_all=No
 
 
 def reduction(name: str, combine: Callable, *, vjp=(), jvp=(), batched_jvp=(), reassoc: bool = False,
-              differentiable: bool = True, backward_name: str = "", variants=None) -> Op:
+              ieee: str = "", differentiable: bool = True, backward_name: str = "", variants=None) -> Op:
     """Declare a reduction from its ``combine(acc, x)`` body; ``reassoc`` lets the compiler
-    reorder the accumulation (sums) for vectorization."""
+    reorder the accumulation (sums) for vectorization; ``ieee`` names the IEEE 754-2019
+    operation the body computes on floats ("maximum", "minimum"), which a backend may run as
+    an instruction instead."""
     return register(Op(name=name, nin=1, combine=combine, vjp=tuple(vjp), jvp=tuple(jvp),
                        batched_jvp=tuple(batched_jvp), kind="reduction", differentiable=differentiable,
-                       backward_name=backward_name, variants=variants or {}, extra={"reassoc": reassoc}))
+                       backward_name=backward_name, variants=variants or {},
+                       extra={"reassoc": reassoc, "ieee": ieee}))

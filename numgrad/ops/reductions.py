@@ -177,8 +177,10 @@ nansum_op = reduction("nansum", lambda acc, x: acc + x if x == x else acc, reass
                       jvp=(_nansum_jvp,))
 prod_op = reduction("prod", lambda acc, x: acc * x, vjp=(prod_vjp,), jvp=(_prod_jvp,),
                     batched_jvp=(_batched_prod_jvp,), variants={"dim": "ProdBackward1"})
-amax_op = reduction("amax", _max_combine, vjp=(maxmin_vjp,), jvp=(maxmin_jvp,), batched_jvp=(_batched_maxmin_jvp,))
-amin_op = reduction("amin", _min_combine, vjp=(maxmin_vjp,), jvp=(maxmin_jvp,), batched_jvp=(_batched_maxmin_jvp,))
+amax_op = reduction("amax", _max_combine, ieee="maximum", vjp=(maxmin_vjp,), jvp=(maxmin_jvp,),
+                    batched_jvp=(_batched_maxmin_jvp,))
+amin_op = reduction("amin", _min_combine, ieee="minimum", vjp=(maxmin_vjp,), jvp=(maxmin_jvp,),
+                    batched_jvp=(_batched_maxmin_jvp,))
 _any_op = reduction("any", lambda acc, x: acc or x != 0, differentiable=False)
 _all_op = reduction("all", lambda acc, x: acc and x != 0, differentiable=False)
 

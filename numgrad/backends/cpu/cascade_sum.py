@@ -20,6 +20,8 @@ _K = dict(cache=True, nogil=True, error_model="numpy")
 _LEVELS = 4
 _STREAMS = 4
 _VECTOR_BYTES = 32
+# Columns summed side by side: a page of each row (a multiple of 4 vectors).
+_WIDE_BYTES = 4096
 
 
 def _term(v, nan_zero):
@@ -213,15 +215,18 @@ def _chunk(a, bi, out, bo, size0, size1, i0, i1, o0, o1, acc, zero, nan_zero):
         for j in range(size1):
             out[bo + j * o1] += _inner(a, bi + j * i1, size0, acc, zero, nan_zero)
     elif i1 == 1 and size1 >= width:
-        # Contiguous columns: blocks of 4 vectors of columns cascade down the rows together.
+        # Contiguous columns: blocks of 4 vectors of columns cascade down the rows, the rest
+        # are summed one by one. Each column's cascade is its own, so up to a page's worth of
+        # blocks go down the rows together (fewer passes over the rows, the same sums).
         block = _STREAMS * width
-        j = 0
-        while j + block <= size1:
-            _cascade(a, bi + j, size0, i0, _int(1), block, acc, nan_zero)
-            for lane in range(block):
+        full = size1 - size1 % block
+        wide = _WIDE_BYTES // acc.itemsize
+        for j in range(0, full, wide):
+            w = min(wide, full - j)
+            _cascade(a, bi + j, size0, i0, _int(1), w, acc, nan_zero)
+            for lane in range(w):
                 out[bo + (j + lane) * o1] += acc[lane]
-            j += block
-        for j in range(j, size1):
+        for j in range(full, size1):
             out[bo + j * o1] += _row_sum(a, bi + j, size0, i0, acc, nan_zero)
     elif i0 < i1:
         for j in range(size1):
@@ -250,7 +255,7 @@ def cascade_sum(a, offset, sizes, in_strides, out_strides, out, divisor, nan_zer
         size1, i1, o1 = sizes[1], in_strides[1], out_strides[1]
     if o0 != 0 and o1 == 0:
         size0, size1, i0, i1, o0, o1 = size1, size0, i1, i0, o1, o0
-    acc = np.empty(_LEVELS * _STREAMS * _VECTOR_BYTES // out.itemsize, dtype=out.dtype)
+    acc = np.empty(_LEVELS * _WIDE_BYTES // out.itemsize, dtype=out.dtype)
     outer = 1
     for d in range(2, nd):
         outer *= sizes[d]

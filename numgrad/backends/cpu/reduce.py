@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import codegen
 from ..iteration import split_reduction
-from . import cascade_sum
+from . import cascade_sum, ieee
 from .parallel import use_parallel
 
 # One thread sums a million cached float32 in well under 100 us; below that, waking the other
@@ -26,6 +26,7 @@ CHUNKS = 8
 _SOURCE = """\
 import numpy as np
 from numba import njit, prange, uint64
+from numgrad.backends.cpu import ieee
 from numgrad.backends.cpu.parallel import parallel_njit
 from numgrad.ops.records import get_op
 _c = np.{acc}
@@ -34,7 +35,7 @@ _B2 = 32 * _B
 _B3 = 32 * _B2
 _FM = {{"reassoc", "nsz", "contract"}} if {reassoc} else False
 # The flags must be on the combine itself: they are per instruction, and its adds get inlined.
-_combine = njit(fastmath=_FM, error_model="numpy")(get_op({name!r}).combine)
+_combine = {combine}
 _K = dict(cache=True, error_model="numpy", nogil=True)
 
 
@@ -213,9 +214,15 @@ def kernels(op, acc_np):
     key = (op.name, acc_np)
     mod = _mods.get(key)
     if mod is None:
-        src = _SOURCE.format(name=op.name, acc=acc_np.name, reassoc=bool(op.extra.get("reassoc")))
-        mod = _mods[key] = codegen.load_module(f"red_{op.name}_{acc_np.name}", src,
-                                               depends_on=codegen.source_files(op.combine))
+        combine = f'njit(fastmath=_FM, error_model="numpy")(get_op({op.name!r}).combine)'
+        depends_on = codegen.source_files(op.combine)
+        if op.extra.get("ieee") and np.dtype(acc_np).kind == "f":
+            # The instruction vectorizes where the body's compare-and-select does not.
+            combine = "ieee." + op.extra["ieee"]
+            depends_on += (ieee.__file__,)
+        src = _SOURCE.format(name=op.name, acc=acc_np.name, reassoc=bool(op.extra.get("reassoc")),
+                             combine=combine)
+        mod = _mods[key] = codegen.load_module(f"red_{op.name}_{acc_np.name}", src, depends_on=depends_on)
     return mod
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import shapes
+from ...memo import Memo
 from .. import codegen
 
 _SOURCE = """\
@@ -53,21 +55,26 @@ def kernels(op, acc_np):
     return mod
 
 
+# The loop nest of a call layout, worked out once: (kept shape, kept input and output strides,
+# n, input and output stride along the scanned dim).
+_geometries = Memo(4096)
+
+
 def run(op, acc_np, buf, offset, shape, strides, dim, init):
     """Scan ``dim`` of a strided operand; returns a contiguous array of ``shape``."""
     acc_np = np.dtype(acc_np)
     out = np.empty(shape, dtype=acc_np)
     if out.size == 0:
         return out
-    out_strides = tuple(s // acc_np.itemsize for s in out.strides)
-    kept = [d for d in range(len(shape)) if d != dim]
-    kshape = np.array([shape[d] for d in kept], dtype=np.int64)
-    kin = np.array([strides[d] for d in kept], dtype=np.int64)
-    kout = np.array([out_strides[d] for d in kept], dtype=np.int64)
-    n = shape[dim] if shape else 1
-    sin = strides[dim] if shape else 0
-    sout = out_strides[dim] if shape else 0
-    kernels(op, acc_np).scan(kshape, kin, kout, n, sin, sout, buf, offset, out.reshape(-1),
-                             acc_np.type(init))
+    key = (shape, strides, dim)
+    geometry = _geometries.get(key)
+    if geometry is None:
+        out_strides = shapes.contiguous_strides(shape)
+        kept = [d for d in range(len(shape)) if d != dim]
+        geometry = _geometries[key] = (
+            np.array([shape[d] for d in kept], dtype=np.int64), np.array([strides[d] for d in kept], dtype=np.int64),
+            np.array([out_strides[d] for d in kept], dtype=np.int64), shape[dim] if shape else 1,
+            strides[dim] if shape else 0, out_strides[dim] if shape else 0)
+    kernels(op, acc_np).scan(*geometry, buf, offset, out.reshape(-1), acc_np.type(init))
     return out
 

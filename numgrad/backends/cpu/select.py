@@ -9,9 +9,12 @@ input dtype.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, uint64
+from numba import njit, types, uint64
+from numba.extending import overload
 
+from ...memo import Memo
 from ..iteration import split_reduction
+from . import ieee
 
 _K = dict(cache=True, error_model="numpy", nogil=True)
 
@@ -27,6 +30,41 @@ def _row_base(r, kshape, kstrides, offset):
     return p
 
 
+def _extreme(a, p, n, want_max):
+    """The largest (``want_max``) or smallest of the contiguous run ``a[p:p + n]``, NaN if the
+    run holds one: a loop that LLVM vectorizes."""
+    raise NotImplementedError("callable from @njit code only")
+
+
+@overload(_extreme)
+def _extreme_typed(a, p, n, want_max):
+    if isinstance(a.dtype, types.Float):
+        def run_float(a, p, n, want_max):
+            best = a[p]
+            if want_max:
+                for i in range(1, n):
+                    best = ieee.maximum(best, a[uint64(p + i)])
+            else:
+                for i in range(1, n):
+                    best = ieee.minimum(best, a[uint64(p + i)])
+            return best
+        return run_float
+    if isinstance(a.dtype, (types.Integer, types.Boolean)):
+        def run_integer(a, p, n, want_max):
+            best = a[p]
+            if want_max:
+                for i in range(1, n):
+                    v = a[uint64(p + i)]
+                    best = v if v > best else best
+            else:
+                for i in range(1, n):
+                    v = a[uint64(p + i)]
+                    best = v if v < best else best
+            return best
+        return run_integer
+    return None
+
+
 @njit(**_K)
 def argext(kshape, kstrides, n, s, a, offset, values, indices, want_max):
     """First index of the maximum (or minimum); the first NaN wins, as in PyTorch."""
@@ -34,7 +72,18 @@ def argext(kshape, kstrides, n, s, a, offset, values, indices, want_max):
         p = _row_base(r, kshape, kstrides, offset)
         best = a[p]
         bi = 0
-        if best == best:
+        if s == 1 and n > 1:
+            # The extreme in one vectorized pass, then the first element equal to it (or the
+            # first NaN), as the serial walk would have picked.
+            best = _extreme(a, p, n, want_max)
+            if best != best:
+                while a[uint64(p + bi)] == a[uint64(p + bi)]:
+                    bi += 1
+            else:
+                while a[uint64(p + bi)] != best:
+                    bi += 1
+                best = a[uint64(p + bi)]
+        elif best == best:
             for i in range(1, n):
                 v = a[uint64(p + i * s)]
                 if v != v:
@@ -132,17 +181,24 @@ def run_cumulative(buf, offset, shape, strides, dim, want_max):
     return values, indices
 
 
+# The rows of a call layout, worked out once: (kept shape, kept strides, n, s, rows).
+_geometries = Memo(4096)
+
+
 def run(kernel, buf, offset, shape, strides, dim, *args):
     """Apply ``kernel`` along ``dim`` (``shape[dim] > 0``); returns flat (values, indices)."""
-    kshape, kstrides, _, _ = split_reduction(shape, strides, {dim} if shape else set())
-    n = shape[dim] if shape else 1
-    s = strides[dim] if shape else 0
-    rows = 1
-    for k in kshape:
-        rows *= k
+    key = (shape, strides, dim)
+    geometry = _geometries.get(key)
+    if geometry is None:
+        kshape, kstrides, _, _ = split_reduction(shape, strides, {dim} if shape else set())
+        rows = 1
+        for k in kshape:
+            rows *= k
+        geometry = _geometries[key] = (np.array(kshape, dtype=np.int64), np.array(kstrides, dtype=np.int64),
+                                       shape[dim] if shape else 1, strides[dim] if shape else 0, rows)
+    kshape, kstrides, n, s, rows = geometry
     values = np.empty(rows, dtype=buf.dtype)
     indices = np.empty(rows, dtype=np.int64)
     if rows:
-        kernel(np.array(kshape, dtype=np.int64), np.array(kstrides, dtype=np.int64), n, s, buf, offset,
-               values, indices, *args)
+        kernel(kshape, kstrides, n, s, buf, offset, values, indices, *args)
     return values, indices
