@@ -150,7 +150,7 @@ def test_no_parallel_kernels_while_blas_threads_spin(monkeypatch):
     from numgrad.backends.cpu import blas, parallel
     if not blas.available():
         pytest.skip("no BLAS library: products run on Numba's own loops")
-    monkeypatch.setattr(parallel, "_state", [parallel.time.monotonic(), True])
+    monkeypatch.setattr(parallel, "_state", [parallel.time.monotonic(), True, None, 0.0])
     monkeypatch.setattr(parallel, "_last_threaded_blas", [-1.0])
     assert parallel.use_parallel(1 << 22, 1 << 19)
     parallel.note_blas(64)  # small enough to run on the calling thread
@@ -158,3 +158,43 @@ def test_no_parallel_kernels_while_blas_threads_spin(monkeypatch):
     ng.ones(256, 256) @ ng.ones(256, 256)
     assert not parallel.use_parallel(1 << 22, 1 << 19)
     assert not parallel.use_parallel(10, 1 << 19)
+
+
+def test_threads_only_while_other_processes_leave_a_core_per_thread(monkeypatch):
+    # Two cores, two threads: a neighbour keeping one core busy (the machine busy for 1.5 s of
+    # the last 0.5 s, 0.5 s of it this process's own) stops the parallel kernels; once it is gone
+    # they come back.
+    from numgrad.backends.cpu import parallel
+    monkeypatch.setattr(parallel, "_CORES", 2)
+    monkeypatch.setattr(parallel.numba, "get_num_threads", lambda: 2)
+    samples = iter([(10.0, 1.0), (11.0, 1.5), (11.5, 2.0)])
+    current = [None]
+
+    def machine():
+        current[0] = next(samples)
+        return current[0][0]
+    monkeypatch.setattr(parallel, "_machine_busy_seconds", machine)
+    monkeypatch.setattr(parallel.time, "process_time", lambda: current[0][1])
+    monkeypatch.setattr(parallel, "_state", [-1.0, True, None, 0.0])
+    state = parallel._state  # a fresh list, put back after the test
+    parallel._sample(0.0)
+    state[0] = 0.0
+    assert not parallel._sample(0.5)
+    state[0] = 0.5
+    assert parallel._sample(1.0)
+
+
+def test_blas_runs_one_thread_while_the_machine_is_busy(monkeypatch):
+    from numgrad.backends.cpu import blas, parallel
+    if not blas.available() or parallel._blas_threads["set"] is None:
+        pytest.skip("no OpenBLAS: the BLAS library keeps its own threads")
+    real, calls = parallel._blas_threads["set"], []
+    monkeypatch.setitem(parallel._blas_threads, "set", lambda n: (calls.append(n), real(n)))
+    monkeypatch.setitem(parallel._blas_threads, "threaded", True)
+    now = parallel.time.monotonic()
+    monkeypatch.setattr(parallel, "_state", [now + 60, False, None, 0.0])
+    a = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float32)
+    np.testing.assert_allclose((ng.from_numpy(a) @ ng.from_numpy(a)).numpy(), a @ a, rtol=1e-4, atol=1e-4)
+    monkeypatch.setattr(parallel, "_state", [now + 60, True, None, 0.0])
+    np.testing.assert_allclose((ng.from_numpy(a) @ ng.from_numpy(a)).numpy(), a @ a, rtol=1e-4, atol=1e-4)
+    assert calls == [1, parallel._blas_threads["default"]]

@@ -12,6 +12,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from . import parallel
+
 #: Path of the BLAS/LAPACK library to use instead of NumPy's; "none" forces the pure-Numba loops.
 ENV_VAR = "NUMGRAD_BLAS"
 
@@ -54,8 +56,9 @@ def _addresses(lib, prefix, suffix):
 
 
 def _bind(path: str):
-    """(library, {routine: address}, integer dtype) if ``path`` exports every routine, else None.
-    Unsuffixed names are taken to have 32-bit integers, as reference LAPACK's do."""
+    """(library, {routine: address}, integer dtype, name prefix) if ``path`` exports every
+    routine, else None. Unsuffixed names are taken to have 32-bit integers, as reference
+    LAPACK's do."""
     try:
         lib = ctypes.CDLL(path)
     except OSError:
@@ -63,8 +66,20 @@ def _bind(path: str):
     for prefix, suffix, integer in _NAMINGS:
         found = _addresses(lib, prefix, suffix)
         if found is not None:
-            return lib, found, np.dtype(integer)
+            return lib, found, np.dtype(integer), prefix
     return None
+
+
+def _follow_machine_load(lib, prefix) -> None:
+    """Hand OpenBLAS's thread setter to the parallel policy (other libraries keep their own).
+    These are C functions taking the count by value: 64-bit-integer builds end their names in
+    "64_" (a name ending in "_" alone is the Fortran form, which takes a pointer)."""
+    for stem in (f"{prefix}openblas_%s_num_threads64_", f"{prefix}openblas_%s_num_threads"):
+        setter, getter = getattr(lib, stem % "set", None), getattr(lib, stem % "get", None)
+        if setter is not None and getter is not None:
+            setter.argtypes, setter.restype, getter.restype = [ctypes.c_int], None, ctypes.c_int
+            parallel.register_blas_threads(setter, max(getter(), 1))
+            return
 
 
 def _load():
@@ -72,9 +87,10 @@ def _load():
     for path in _candidates():
         bound = _bind(path)
         if bound is not None:
-            lib, addresses, integer = bound
+            lib, addresses, integer, prefix = bound
             for name, address in addresses.items():
                 llvm.add_symbol("numgrad_" + name, address)
+            _follow_machine_load(lib, prefix)
             return {"path": path, "lib": lib, "witness": np.zeros(1, integer)}
     return None
 

@@ -2,11 +2,13 @@
 
 Fork-join loops finish only when every thread has finished its share: one descheduled thread
 stalls the whole loop for a scheduler time slice, far longer than the loop itself. Two causes
-are ruled out here. Other processes: large inputs go parallel only while the load average
-leaves a core idle (sampled at most twice a second). Our own BLAS: OpenBLAS's worker threads
-keep spinning on every core for about a tenth of a second after a threaded gemm, so Numba's
-thread pool waits that long after one before it starts (a training step, where a gemm comes
-every few hundred microseconds, runs its elementwise kernels serially and its gemms threaded).
+are ruled out here. Other processes: large inputs go parallel only while other processes leave
+a core per thread free, measured from the CPU time the machine and this process spent over the
+last half second (``/proc/stat``; the load average elsewhere), and OpenBLAS runs one thread
+while they do not. Our own BLAS: OpenBLAS's worker threads keep spinning on every core for
+about a tenth of a second after a threaded gemm, so Numba's thread pool waits that long after
+one before it starts (a training step, where a gemm comes every few hundred microseconds, runs
+its elementwise kernels serially and its gemms threaded).
 
 Every ``parallel=True`` kernel is compiled through :func:`parallel_njit`, whose launches hold a
 process-wide lock unless Numba's active threading layer is thread-safe: the workqueue layer
@@ -26,13 +28,77 @@ _BLAS_SPIN_S = 0.15
 # OpenBLAS gives a gemm a second thread once each thread gets at least 2**18 multiply-adds.
 _BLAS_THREADED_WORK = 1 << 19
 
-_state = [-1.0, False]
+_SAMPLE_S = 0.5
+try:
+    _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+    _CORES = len(os.sched_getaffinity(0))
+except (AttributeError, ValueError, OSError):
+    _CLOCK_TICKS, _CORES = 100, os.cpu_count() or 1
+
+# [time of the last sample, whether threads may be used, the machine's busy CPU seconds then,
+# this process's CPU seconds then]
+_state = [-1.0, False, None, 0.0]
 _last_threaded_blas = [-1.0]
+# The BLAS library's thread setter and its own count, registered by the module that binds it;
+# whether it runs threaded now.
+_blas_threads = {"set": None, "default": 1, "threaded": True}
+
+
+def _machine_busy_seconds():
+    """CPU seconds all cores have spent busy since boot, or None where the system does not say."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = f.readline().split()
+        user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[1:9])
+    except (OSError, ValueError):
+        return None
+    return (user + nice + system + irq + softirq + steal) / _CLOCK_TICKS
+
+
+def _sample(now: float) -> bool:
+    """Whether every thread would find a core that other processes leave free."""
+    threads = numba.get_num_threads()
+    busy, own = _machine_busy_seconds(), time.process_time()
+    last_busy, last_own, elapsed = _state[2], _state[3], now - _state[0]
+    _state[2], _state[3] = busy, own
+    if threads < 2:
+        return False
+    if busy is not None:
+        if last_busy is None:
+            return True  # the first sample: nothing to compare with for half a second
+        # The other processes' share: the machine's busy time less this process's own (its
+        # spinning workers included).
+        others = max(busy - last_busy - (own - last_own), 0.0) / elapsed
+        return _CORES - others >= threads - 0.5
+    try:
+        return os.getloadavg()[0] < threads - 0.5
+    except OSError:
+        return True
+
+
+def machine_free() -> bool:
+    """Whether threads may be used now (re-measured at most twice a second)."""
+    now = time.monotonic()
+    if now - _state[0] > _SAMPLE_S:
+        _state[1] = _sample(now)
+        _state[0] = now
+    return _state[1]
+
+
+def register_blas_threads(setter, default: int) -> None:
+    """Let the BLAS library's thread count follow the machine: ``setter(n)`` sets it, ``default``
+    is the count it starts with."""
+    _blas_threads["set"], _blas_threads["default"] = setter, default
 
 
 def note_blas(work: int) -> None:
-    """Record a BLAS/LAPACK call of ``work`` multiply-adds, which may wake OpenBLAS's threads."""
-    if work >= _BLAS_THREADED_WORK:
+    """Record a BLAS/LAPACK call of ``work`` multiply-adds, which may wake OpenBLAS's threads;
+    the library runs one thread while other processes leave no core free."""
+    free = machine_free()
+    if free != _blas_threads["threaded"] and _blas_threads["set"] is not None:
+        _blas_threads["set"](_blas_threads["default"] if free else 1)
+        _blas_threads["threaded"] = free
+    if free and work >= _BLAS_THREADED_WORK:
         _last_threaded_blas[0] = time.monotonic()
 
 
@@ -40,17 +106,9 @@ def use_parallel(n: int, threshold: int) -> bool:
     """True if ``n`` elements of work are worth spreading over threads right now."""
     if n < threshold:
         return False
-    now = time.monotonic()
-    if now - _last_threaded_blas[0] < _BLAS_SPIN_S:
+    if time.monotonic() - _last_threaded_blas[0] < _BLAS_SPIN_S:
         return False
-    if now - _state[0] > 0.5:
-        threads = numba.get_num_threads()
-        try:
-            idle = os.getloadavg()[0] < threads - 0.5
-        except OSError:
-            idle = True
-        _state[0], _state[1] = now, threads > 1 and idle
-    return _state[1]
+    return machine_free()
 
 
 # The layers whose thread pool may be entered by several threads at once.
