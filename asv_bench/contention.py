@@ -12,6 +12,7 @@ percentile step time of each configuration, then, per library, default threads o
 under load (numgrad's targets: at most 1.3x in median and 2x at the 90th percentile).
 """
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -90,12 +91,7 @@ def main():
     if args.child:
         child(args.child[0], args.child[1] == "1", int(args.child[2]))
         return
-    libraries = ["numgrad"]
-    try:
-        import torch  # noqa: F401
-        libraries.append("torch")
-    except ImportError:
-        pass
+    libraries = ["numgrad"] + (["torch"] if importlib.util.find_spec("torch") else [])
     print(f"{'library':<8} {'threads':<8} {'neighbour':<10} {'median ms':>10} {'p90 ms':>8}")
     results = {}
     for library in libraries:
