@@ -60,7 +60,7 @@ def test_library_lookup(monkeypatch):
     if not blas.available():
         pytest.skip("no BLAS library found")
     path = blas.library_path()
-    lib, addresses, integer = blas._bind(path)
+    lib, addresses, integer, _prefix = blas._bind(path)
     assert set(addresses) == {t + r for t in "sd" for r in blas._ROUTINES}
     assert integer == blas.int_witness().dtype
     monkeypatch.setenv(blas.ENV_VAR, path)
