@@ -188,13 +188,20 @@ def _inner(a, p, n, acc, zero, nan_zero):
     width = _VECTOR_BYTES // acc.itemsize
     vectors = n // width
     q = vectors // _STREAMS
-    _cascade(a, p, q, _STREAMS * width, _int(1), _STREAMS * width, acc, nan_zero)
+    if q:
+        _cascade(a, p, q, _STREAMS * width, _int(1), _STREAMS * width, acc, nan_zero)
+    else:
+        # Under four vectors (short rows): no streams to sum, whose zeros, added to lanes that
+        # start at +0.0 and so are never -0.0, would change nothing.
+        for lane in range(width):
+            acc[lane] = 0
     for v in range(_STREAMS * q, vectors):
         for lane in range(width):
             acc[lane] += _term(a[uint64(p + v * width + lane)], nan_zero)
-    for k in range(1, _STREAMS):
-        for lane in range(width):
-            acc[lane] += acc[k * width + lane]
+    if q:
+        for k in range(1, _STREAMS):
+            for lane in range(width):
+                acc[lane] += acc[k * width + lane]
     total = zero
     for i in range(vectors * width, n):
         total += _term(a[uint64(p + i)], nan_zero)
