@@ -168,42 +168,56 @@ def flat_par(a, offset, n, stride, init, chunks):
 
 
 @njit(fastmath=_FM, **_K)
-def _cols(j0, j1, kshape, kstrides, rshape, rstrides, a, offset, out):
-    # Columns j0..j1 of every output row: the innermost kept dim is the innermost in memory.
+def _cols(r0, r1, kshape, kstrides, rshape, rstrides, a, offset, out):
+    # Reduced rows r0..r1 into every output: the innermost kept dim is the innermost in memory,
+    # so each row is swept whole.
     nk = kshape.shape[0]
     inner = kshape[nk - 1]
     sk = kstrides[nk - 1]
+    for ko in range(out.shape[0] // inner):
+        kb = _offset(ko, kshape, kstrides, nk - 1, offset)
+        o = out[ko * inner:(ko + 1) * inner]
+        for r in range(r0, r1):
+            p = _offset(r, rshape, rstrides, rshape.shape[0], kb)
+            if sk == 1:
+                x = a[p:p + inner]
+                for j in range(inner):
+                    o[j] = _combine(o[j], _c(x[j]))
+            else:
+                for j in range(inner):
+                    o[j] = _combine(o[j], _c(a[uint64(p + j * sk)]))
+
+
+@njit(**_K)
+def _rows_of(rshape):
     rn = 1
     for d in range(rshape.shape[0]):
         rn *= rshape[d]
-    for ko in range(out.shape[0] // inner):
-        kb = _offset(ko, kshape, kstrides, nk - 1, offset)
-        o = out[ko * inner + j0:ko * inner + j1]
-        for r in range(rn):
-            p = _offset(r, rshape, rstrides, rshape.shape[0], kb) + j0 * sk
-            if sk == 1:
-                x = a[p:p + j1 - j0]
-                for j in range(j1 - j0):
-                    o[j] = _combine(o[j], _c(x[j]))
-            else:
-                for j in range(j1 - j0):
-                    o[j] = _combine(o[j], _c(a[uint64(p + j * sk)]))
+    return rn
 
 
 @njit(**_K)
 def cols(kshape, kstrides, rshape, rstrides, a, offset, out, init):
     out[:] = init
-    _cols(0, kshape[kshape.shape[0] - 1], kshape, kstrides, rshape, rstrides, a, offset, out)
+    _cols(0, _rows_of(rshape), kshape, kstrides, rshape, rstrides, a, offset, out)
 
 
 @parallel_njit(**_K)
 def cols_par(kshape, kstrides, rshape, rstrides, a, offset, out, init, chunks):
-    out[:] = init
-    inner = kshape[kshape.shape[0] - 1]
-    size = (inner + chunks - 1) // chunks
+    # Each thread sweeps its own run of whole rows into its own partial outputs (split by
+    # columns instead, threads would share cache lines and read a sliver of every page), then
+    # the partials are combined in order.
+    rn = _rows_of(rshape)
+    partial = np.empty((chunks, out.shape[0]), dtype=_c)
+    size = (rn + chunks - 1) // chunks
     for c in prange(chunks):
-        lo = min(inner, c * size)
-        _cols(lo, min(inner, lo + size), kshape, kstrides, rshape, rstrides, a, offset, out)
+        partial[c, :] = init
+        lo = min(rn, c * size)
+        _cols(lo, min(rn, lo + size), kshape, kstrides, rshape, rstrides, a, offset, partial[c])
+    out[:] = partial[0]
+    for c in range(1, chunks):
+        for j in range(out.shape[0]):
+            out[j] = _combine(out[j], partial[c, j])
 """
 
 _mods: dict = {}
@@ -287,7 +301,7 @@ def plan(op, acc_np, shape, strides, reduce_dims, init, divisor=None, source=Non
     rs = np.array(rshape, dtype=np.int64)
     rst = np.array(rstrides, dtype=np.int64)
     if kshape and rshape and kshape[-1] > 1 and abs(kstrides[-1]) < abs(rstrides[-1]):
-        serial, par = mod.cols, (mod.cols_par if kshape[-1] >= 2 * CHUNKS else None)
+        serial, par = mod.cols, (mod.cols_par if n_red >= 2 * CHUNKS else None)
     else:
         serial, par = mod.rows, (mod.rows_par if n_out > 1 else None)
     work = n_out * n_red
