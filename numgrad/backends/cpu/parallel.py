@@ -31,9 +31,13 @@ _BLAS_THREADED_WORK = 1 << 19
 _SAMPLE_S = 0.5
 try:
     _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-    _CORES = len(os.sched_getaffinity(0))
+    _MY_CPUS = frozenset(os.sched_getaffinity(0))
 except (AttributeError, ValueError, OSError):
-    _CLOCK_TICKS, _CORES = 100, os.cpu_count() or 1
+    _CLOCK_TICKS, _MY_CPUS = 100, frozenset(range(os.cpu_count() or 1))
+_CORES = len(_MY_CPUS)
+# The /proc/stat lines of the CPUs this process may run on ("cpu3 ..."): on a shared host the
+# others are someone else's business.
+_MY_CPU_LINES = frozenset(b"cpu%d" % c for c in _MY_CPUS)
 
 # [time of the last sample, whether threads may be used, the machine's busy CPU seconds then,
 # this process's CPU seconds then]
@@ -45,14 +49,19 @@ _blas_threads = {"set": None, "default": 1, "threaded": True}
 
 
 def _machine_busy_seconds():
-    """CPU seconds all cores have spent busy since boot, or None where the system does not say."""
+    """CPU seconds the CPUs this process may use have spent busy since boot, or None where the
+    system does not say."""
+    busy = 0
     try:
         with open("/proc/stat", "rb") as f:
-            fields = f.readline().split()
-        user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[1:9])
+            for line in f:
+                fields = line.split()
+                if fields and fields[0] in _MY_CPU_LINES:
+                    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[1:9])
+                    busy += user + nice + system + irq + softirq + steal
     except (OSError, ValueError):
         return None
-    return (user + nice + system + irq + softirq + steal) / _CLOCK_TICKS
+    return busy / _CLOCK_TICKS
 
 
 def _sample(now: float) -> bool:
