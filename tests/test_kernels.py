@@ -68,6 +68,15 @@ def test_reductions_parallel_and_layouts(parallel):
         for dim in (None, 0, 1, 2, (0, 1), (1, 2)):
             np.testing.assert_allclose(x.sum(dim).numpy(), v.sum(axis=dim), rtol=1e-12, atol=1e-12)
             np.testing.assert_array_equal(x.amax(() if dim is None else dim).numpy(), v.max(axis=dim))
+    # Enough rows over an outer dim for the parallel form's row split.
+    b = RNG.standard_normal((80, 24))
+    b[40, 5] = np.nan
+    tb = ng.from_numpy(b)
+    np.testing.assert_array_equal(tb.amax(0).numpy(), b.max(axis=0))
+    np.testing.assert_array_equal(tb.amin(0).numpy(), b.min(axis=0))
+    np.testing.assert_allclose(ng.from_numpy(b * 0.01 + 1).prod(0).numpy(), (b * 0.01 + 1).prod(axis=0), rtol=1e-12)
+    k = (np.nan_to_num(b) * 100).astype(np.int64)
+    np.testing.assert_array_equal(ng.from_numpy(k).sum(0).numpy(), k.sum(axis=0))
 
 
 def test_long_sum_is_accurate():

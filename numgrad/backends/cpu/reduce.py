@@ -301,7 +301,9 @@ def plan(op, acc_np, shape, strides, reduce_dims, init, divisor=None, source=Non
     rs = np.array(rshape, dtype=np.int64)
     rst = np.array(rstrides, dtype=np.int64)
     if kshape and rshape and kshape[-1] > 1 and abs(kstrides[-1]) < abs(rstrides[-1]):
-        serial, par = mod.cols, (mod.cols_par if n_red >= 2 * CHUNKS else None)
+        # The parallel form keeps a partial output per chunk: only where each chunk has at least
+        # 8 rows, so the partials take at most an eighth of the input's memory.
+        serial, par = mod.cols, (mod.cols_par if n_red >= 8 * CHUNKS else None)
     else:
         serial, par = mod.rows, (mod.rows_par if n_out > 1 else None)
     work = n_out * n_red
