@@ -1,6 +1,7 @@
-"""IEEE 754-2019 ``maximum`` and ``minimum`` of two floats for CPU kernels, as LLVM's intrinsics:
-NaN-propagating, in one instruction sequence that LLVM vectorizes, also as a loop-carried
-reduction (a compare-and-select written in Python vectorizes as neither).
+"""IEEE 754-2019 ``maximum`` and ``minimum`` for CPU kernels. On floats they are LLVM's
+intrinsics: NaN-propagating, in one instruction sequence that LLVM vectorizes, also as a
+loop-carried reduction (a compare-and-select written in Python vectorizes as neither). On
+integers and bools, which have no NaN, a compare-and-select, which LLVM vectorizes already.
 
 The sign of zero is left to the instruction (``nsz``): PyTorch's own reductions return either
 zero for a tie of ``0.0`` and ``-0.0``, depending on where in a vector the two fall.
@@ -9,10 +10,10 @@ from __future__ import annotations
 
 from llvmlite import ir
 from numba import types
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 
-def _binary(name: str):
+def _llvm_binary(name: str):
     def typer(typingctx, x, y):
         if not (isinstance(x, types.Float) and x == y):
             return None
@@ -25,7 +26,29 @@ def _binary(name: str):
     return intrinsic(typer)
 
 
-maximum = _binary("llvm.maximum")
-maximum.__doc__ = "The larger of two floats of one type; NaN if either is NaN."
-minimum = _binary("llvm.minimum")
-minimum.__doc__ = "The smaller of two floats of one type; NaN if either is NaN."
+_llvm_maximum = _llvm_binary("llvm.maximum")
+_llvm_minimum = _llvm_binary("llvm.minimum")
+
+
+def maximum(x, y):
+    """The larger of two numbers of one type; NaN if either is NaN."""
+    raise NotImplementedError("callable from @njit code only")
+
+
+def minimum(x, y):
+    """The smaller of two numbers of one type; NaN if either is NaN."""
+    raise NotImplementedError("callable from @njit code only")
+
+
+@overload(maximum)
+def _maximum_typed(x, y):
+    if isinstance(x, types.Float):
+        return lambda x, y: _llvm_maximum(x, y)
+    return lambda x, y: x if x > y else y
+
+
+@overload(minimum)
+def _minimum_typed(x, y):
+    if isinstance(x, types.Float):
+        return lambda x, y: _llvm_minimum(x, y)
+    return lambda x, y: x if x < y else y

@@ -230,8 +230,8 @@ def kernels(op, acc_np):
     if mod is None:
         combine = f'njit(fastmath=_FM, error_model="numpy")(get_op({op.name!r}).combine)'
         depends_on = codegen.source_files(op.combine)
-        if op.extra.get("ieee") and np.dtype(acc_np).kind == "f":
-            # The instruction vectorizes where the body's compare-and-select does not.
+        if op.extra.get("ieee"):
+            # On floats the instruction vectorizes where the body's compare-and-select does not.
             combine = "ieee." + op.extra["ieee"]
             depends_on += (ieee.__file__,)
         src = _SOURCE.format(name=op.name, acc=acc_np.name, reassoc=bool(op.extra.get("reassoc")),

@@ -9,8 +9,7 @@ input dtype.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types, uint64
-from numba.extending import overload
+from numba import njit, uint64
 
 from ...memo import Memo
 from ..iteration import split_reduction
@@ -30,39 +29,18 @@ def _row_base(r, kshape, kstrides, offset):
     return p
 
 
+@njit(**_K)
 def _extreme(a, p, n, want_max):
     """The largest (``want_max``) or smallest of the contiguous run ``a[p:p + n]``, NaN if the
     run holds one: a loop that LLVM vectorizes."""
-    raise NotImplementedError("callable from @njit code only")
-
-
-@overload(_extreme)
-def _extreme_typed(a, p, n, want_max):
-    if isinstance(a.dtype, types.Float):
-        def run_float(a, p, n, want_max):
-            best = a[p]
-            if want_max:
-                for i in range(1, n):
-                    best = ieee.maximum(best, a[uint64(p + i)])
-            else:
-                for i in range(1, n):
-                    best = ieee.minimum(best, a[uint64(p + i)])
-            return best
-        return run_float
-    if isinstance(a.dtype, (types.Integer, types.Boolean)):
-        def run_integer(a, p, n, want_max):
-            best = a[p]
-            if want_max:
-                for i in range(1, n):
-                    v = a[uint64(p + i)]
-                    best = v if v > best else best
-            else:
-                for i in range(1, n):
-                    v = a[uint64(p + i)]
-                    best = v if v < best else best
-            return best
-        return run_integer
-    return None
+    best = a[p]
+    if want_max:
+        for i in range(1, n):
+            best = ieee.maximum(best, a[uint64(p + i)])
+    else:
+        for i in range(1, n):
+            best = ieee.minimum(best, a[uint64(p + i)])
+    return best
 
 
 @njit(**_K)
