@@ -74,6 +74,7 @@ from .amp import autocast, is_autocast_enabled
 from .amp import cuda_amp as _cuda_amp
 from .backends import cudnn as _cudnn, mps as _mps  # noqa: F401  (numgrad.backends.cudnn and .mps)
 from .backends import compile_notice as _compile_notice
+from .backends import shared_compile as _shared_compile
 from . import utils
 from .utils.dlpack import from_dlpack
 from . import linalg
@@ -102,6 +103,7 @@ globals().update({_name: _accepts_numpy_names(_value) for _name, _value in list(
 # layer) here so that ``import numgrad.cuda.amp`` finds it.
 cuda.amp = _sys.modules[__name__ + ".cuda.amp"] = _cuda_amp
 _compile_notice.install()
+_shared_compile.install()
 
 
 def result_type(tensor1, tensor2) -> dtype:

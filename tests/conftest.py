@@ -5,6 +5,11 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
+# No helper processes compiling ahead (numgrad.backends.shared_compile): which process compiles
+# a kernel would then depend on timing, and tests that count compilations would be flaky. This
+# process's subprocesses inherit the setting; tests/test_shared_compile.py turns it on.
+os.environ["NUMGRAD_PRECOMPILE"] = "0"
+
 # A first call compiles Numba kernels (up to a second), so per-example deadlines would be noise.
 settings.register_profile("numgrad", deadline=None, max_examples=30,
                           suppress_health_check=[HealthCheck.too_slow])

@@ -1,6 +1,7 @@
 """The kernel layer: strided elementwise loops over any layout (both the serial and the parallel
 kernels), reduction and scan kernels, IEEE numerics, integer division by zero, and compilation
 (nothing at import, one compile per op and dtype, generated modules loaded from disk)."""
+import itertools
 import os
 import subprocess
 import sys
@@ -49,6 +50,25 @@ def test_elementwise_layouts(parallel):
     out = ng.zeros(5, 4).t()
     ng.mul(ng.ones(4, 5), 3, out=out)
     assert out.tolist() == [[3.0] * 5] * 4
+
+
+def test_operand_mixes_without_a_vectorized_branch(parallel):
+    # Every mix of unit-stride and broadcast-scalar operands gives the same values, whether it has
+    # a branch of its own (ew.fast_kinds) or takes the strided loop.
+    assert ("s", "s") not in ew.fast_kinds(2) and ("s", "u", "s") not in ew.fast_kinds(3)
+    n = ew.PARALLEL_THRESHOLD + 3 if parallel == "parallel" else 7
+    v = np.linspace(-3.0, 3.0, n, dtype=np.float32)
+    forms = {"u": (ng.from_numpy(v), v), "s": (ng.tensor(np.float32(1.5)).expand(n), np.full(n, 1.5, np.float32))}
+    for kinds in itertools.product("us", repeat=4):
+        (a, na), (b, nb), (c, nc), (d, nd) = (forms[k] for k in kinds)
+        name = "".join(kinds)
+        np.testing.assert_array_equal((a + b).numpy(), na + nb, err_msg=name)
+        np.testing.assert_allclose(ng.clamp(a, min=b, max=c).numpy(), np.minimum(np.maximum(na, nb), nc), err_msg=name)
+        np.testing.assert_allclose(ng.addcmul(a, b, c, value=0.5).numpy(), na + np.float32(0.5) * nb * nc,
+                                   rtol=1e-6, atol=1e-6, err_msg=name)
+        out = a.clone() if kinds[0] == "u" else ng.empty(n)
+        out.copy_(a).addcdiv_(b, d + 4, value=2.0)
+        np.testing.assert_allclose(out.numpy(), na + 2 * nb / (nd + 4), rtol=1e-6, atol=1e-6, err_msg=name)
 
 
 def test_elementwise_mixed_dtypes_and_float16():

@@ -36,7 +36,8 @@ def cache_dir() -> str:
     return path
 
 
-def _hash_file(path: str) -> str:
+def file_hash(path: str) -> str:
+    """SHA-1 of a file's content (memoized per process)."""
     h = _file_hashes.get(path)
     if h is None:
         with open(path, "rb") as f:
@@ -44,7 +45,7 @@ def _hash_file(path: str) -> str:
     return h
 
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def source_files(fn) -> tuple:
@@ -55,7 +56,7 @@ def source_files(fn) -> tuple:
         f = todo.pop()
         f = getattr(f, "py_func", f)  # a Numba dispatcher: its Python function
         path = getattr(getattr(f, "__code__", None), "co_filename", None) or getattr(f, "__file__", None)
-        if path is None or id(f) in seen or not path.startswith(_PACKAGE):
+        if path is None or id(f) in seen or not path.startswith(PACKAGE):
             continue
         seen.add(id(f))
         files.add(path)
@@ -79,7 +80,7 @@ def load_module(stem: str, source: str, depends_on: tuple = ()):
     """
     h = hashlib.sha1(source.encode())
     for path in depends_on:
-        h.update(_hash_file(path).encode())
+        h.update(file_hash(path).encode())
     name = f"{stem}_{h.hexdigest()[:16]}"
     mod = _modules.get(name)
     if mod is not None:

@@ -71,15 +71,16 @@ def nd_rows(r0, r1, shape, strides, offsets, out, {arrays}):
 
 @njit(**_K)
 def nd(shape, strides, offsets, out, {arrays}):
-    rows = 1
+    # int64 from the start: a literal 0 or 1 reaching nd_rows would compile it once more.
+    rows = np.int64(1)
     for d in range(shape.shape[0] - 1):
         rows *= shape[d]
-    nd_rows(0, rows, shape, strides, offsets, out, {arrays})
+    nd_rows(np.int64(0), rows, shape, strides, offsets, out, {arrays})
 
 
 @parallel_njit(**_K)
 def nd_par(shape, strides, offsets, out, {arrays}, chunks):
-    rows = 1
+    rows = np.int64(1)
     for d in range(shape.shape[0] - 1):
         rows *= shape[d]
     size = (rows + chunks - 1) // chunks
@@ -141,12 +142,20 @@ def _branch(kinds, inplace: bool = False) -> str:
     return f"if {cond}:\n{body}        for i in range(n):\n            o[i] = _f({', '.join(reads)})"
 
 
+def fast_kinds(arity: int) -> list:
+    """The operand kinds ('u' unit stride, 's' scalar) that get a vectorized branch: all unit
+    stride, one scalar among tensors (``x * 2``), or scalars trailing the tensors (``clamp(x,
+    lo, hi)``, ``addcdiv(x, a, b, value=v)``). Other mixes, rare, take the strided loop; a
+    branch each for all 2**arity mixes would double the compile time of a 4-operand op."""
+    return [c for c in itertools.product("us", repeat=arity)
+            if (c.count("s") == 1 or "".join(c).rstrip("s").count("s") == 0) and (arity <= 1 or "u" in c)]
+
+
 def _source(name: str, compute: str, arity: int) -> str:
     ks = range(arity)
-    combos = list(itertools.product("us", repeat=arity))
-    branches = "\n    el".join(_branch(c) for c in combos)
+    branches = "\n    el".join(_branch(c) for c in fast_kinds(arity))
     rest = range(1, arity)
-    inplace_branches = "\n    el".join(_branch(c, True) for c in itertools.product("us", repeat=arity - 1))
+    inplace_branches = "\n    el".join(_branch(c, True) for c in fast_kinds(arity - 1))
     return _HEADER.format(name=name, compute=compute) + _FLAT.format(
         args=", ".join(f"a{k}, o{k}, s{k}" for k in ks),
         branches="    " + branches,

@@ -335,7 +335,7 @@ def normal_blocks(out, state, bits, mean, std, fused):
         _units(state, buf, out, start, m, bits)
         _blocks(out, start, start + m - m % 16, bits, mean, std, fused, u, t)
     if n % 16:
-        _units(state, buf, out, n - 16, 16, bits)
+        _units(state, buf, out, n - 16, np.int64(16), bits)  # int64: a literal 16 would compile _units again
         _blocks(out, n - 16, n, bits, mean, std, fused, u, t)
 
 

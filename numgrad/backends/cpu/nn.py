@@ -168,7 +168,8 @@ def im2col(x, xo, sn, sc, sh, sw, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pa
 @parallel_njit(cache=True, error_model="numpy", nogil=True)
 def im2col_par(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
                oh, ow, pad_value, out):
-    for n in prange(N):
+    for pn in prange(N):
+        n = np.int64(pn)  # prange counts in uint64: passed on, it would compile im2col again
         im2col(x, xo, sn, sc, sh, sw, n, n + 1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
                oh, ow, pad_value, out)
 
@@ -201,7 +202,8 @@ def col2im(cols, co, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, d
 
 @parallel_njit(cache=True, error_model="numpy", nogil=True)
 def col2im_par(cols, co, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, out):
-    for n in prange(N):
+    for pn in prange(N):
+        n = np.int64(pn)  # as in im2col_par
         col2im(cols, co, n, n + 1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w, oh, ow, out)
 
 
@@ -331,7 +333,8 @@ def max_pool(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w
     """Each window's maximum of a strided (N, C, H, W) input into ``values`` and the flat index
     y * W + x of its first maximum into ``indices`` (both (N*C, oh*ow)); a NaN counts as the
     maximum. Windows are never empty: validation guarantees each overlaps the input."""
-    _max_pool(x, xo, sn, sc, sh, sw, 0, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
+    # An int64 0, not a literal: max_pool_par's calls then reuse this compilation of _max_pool.
+    _max_pool(x, xo, sn, sc, sh, sw, np.int64(0), N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
               oh, ow, values, indices)
 
 
@@ -339,7 +342,8 @@ def max_pool(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w
 def max_pool_par(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
                  oh, ow, values, indices):
     """:func:`max_pool` with the samples spread over threads."""
-    for n in prange(N):
+    for pn in prange(N):
+        n = np.int64(pn)  # as in im2col_par
         _max_pool(x, xo, sn, sc, sh, sw, n, n + 1, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h,
                   dil_w, oh, ow, values, indices)
 
