@@ -119,9 +119,10 @@ def _adamw():
 
 
 # The order helpers compile in. A training script compiles from its start (creation, layers,
-# forward) and needs the rest later (the loss, backward, the optimiser's step): helpers take the
-# later work first, so that the script finds it compiled when it gets there; the less common
-# work comes after.
+# forward) and needs the rest later (the loss, backward, the optimiser's step). Helpers begin
+# with the longest compilation nearly every script reaches (float32 sums), then take the later
+# work, so that the script finds it compiled when it gets there; the less common work comes
+# after.
 STAGES = (_reductions, _adam, _sgd, _cross_entropy, _cnn, _mlp, _metrics, _activations, _adamw, _init_layers,
           _printing, _creation)
 
