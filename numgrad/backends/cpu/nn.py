@@ -327,14 +327,14 @@ def _max_pool(x, xo, sn, sc, sh, sw, n0, n1, C, H, W, kh, kw, st_h, st_w, pad_h,
                         dil_h, dil_w)
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
 def max_pool(x, xo, sn, sc, sh, sw, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
              oh, ow, values, indices):
     """Each window's maximum of a strided (N, C, H, W) input into ``values`` and the flat index
     y * W + x of its first maximum into ``indices`` (both (N*C, oh*ow)); a NaN counts as the
     maximum. Windows are never empty: validation guarantees each overlaps the input."""
-    # An int64 0, not a literal: max_pool_par's calls then reuse this compilation of _max_pool.
-    _max_pool(x, xo, sn, sc, sh, sw, np.int64(0), N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
+    # From Python, not a jitted wrapper: compiling one would re-optimize all of _max_pool's code
+    # (0.7 s), and max_pool_par's calls reuse this compilation of it.
+    _max_pool(x, xo, sn, sc, sh, sw, 0, N, C, H, W, kh, kw, st_h, st_w, pad_h, pad_w, dil_h, dil_w,
               oh, ow, values, indices)
 
 
