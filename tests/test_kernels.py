@@ -194,7 +194,7 @@ def test_threads_only_while_other_processes_leave_a_core_per_thread(monkeypatch)
     # the last 0.5 s, 0.5 s of it this process's own) stops the parallel kernels; once it is gone
     # they come back.
     from numgrad.backends.cpu import parallel
-    monkeypatch.setattr(parallel, "_CORES", 2)
+    monkeypatch.setattr(parallel, "CORES", 2)
     monkeypatch.setattr(parallel.numba, "get_num_threads", lambda: 2)
     samples = iter([(10.0, 1.0), (11.0, 1.5), (11.5, 2.0)])
     current = [None]

@@ -27,6 +27,7 @@ import time
 from numba.core import caching, event
 
 from .codegen import PACKAGE, cache_dir, file_hash
+from .cpu import parallel
 
 try:
     import fcntl
@@ -130,11 +131,7 @@ class _ReleaseOnFailure(event.Listener):
 
 
 def _helper_count() -> int:
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cores = os.cpu_count() or 1
-    return min(cores - 1, MAX_HELPERS)
+    return min(parallel.CORES - 1, MAX_HELPERS)
 
 
 def marker_path(index: int, count: int) -> str:

@@ -250,10 +250,10 @@ def _chunk(a, bi, out, bo, size0, size1, i0, i1, o0, o1, acc, zero, nan_zero):
 
 
 @njit(**_K)
-def cascade_sum(a, offset, sizes, in_strides, out_strides, out, divisor, nan_zero):
+def cascade_sum(a, offset, sizes, in_strides, out_strides, out, nan_zero):
     """Sum the strided operand at ``a[offset:]`` over the loop nest ``sizes`` (at least two
-    dims, innermost first, see :func:`plan`) into the contiguous ``out``, then divide by
-    ``divisor``: a chunk (:func:`_chunk`) per index of the outer dims."""
+    dims, innermost first, see :func:`plan`) into the contiguous ``out``: a chunk
+    (:func:`_chunk`) per index of the outer dims."""
     zero = out.dtype.type(0)
     out[:] = zero
     nd = sizes.shape[0]
@@ -278,9 +278,6 @@ def cascade_sum(a, offset, sizes, in_strides, out_strides, out, divisor, nan_zer
             bo -= out_strides[d] * sizes[d]
             idx[d] = 0
             d += 1
-    if divisor != 1:
-        for k in range(out.shape[0]):
-            out[k] = out[k] / divisor
 
 
 def plan(source, acc, shape, strides, reduce_dims, divisor=None, skip_nan=False):
@@ -317,17 +314,22 @@ def plan(source, acc, shape, strides, reduce_dims, divisor=None, skip_nan=False)
         # (compiling it re-optimizes all of _chunk's code, 1.5 s per dtype).
         (size0, size1), (i0, i1), (o0, o1), zero = sizes, in_strides, out_strides, acc.type(0)
 
-        def run(buf, offset):
+        def total(buf, offset):
             out = zeros(n_out, acc)
             _chunk(buf, offset, out, 0, size0, size1, i0, i1, o0, o1, empty(scratch, acc), zero, nan_zero)
-            if d != 1:
-                np.divide(out, d, out=out)
             return out
-        return run
-    sizes, in_strides, out_strides = (np.array(v, dtype=np.int64) for v in (sizes, in_strides, out_strides))
+    else:
+        sizes, in_strides, out_strides = (np.array(v, dtype=np.int64) for v in (sizes, in_strides, out_strides))
+
+        def total(buf, offset):
+            out = empty(n_out, acc)
+            cascade_sum(buf, offset, sizes, in_strides, out_strides, out, nan_zero)
+            return out
+    if d == 1:
+        return total
 
     def run(buf, offset):
-        out = empty(n_out, acc)
-        cascade_sum(buf, offset, sizes, in_strides, out_strides, out, d, nan_zero)
+        out = total(buf, offset)
+        np.divide(out, d, out=out)
         return out
     return run

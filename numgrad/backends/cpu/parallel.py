@@ -34,7 +34,8 @@ try:
     _MY_CPUS = frozenset(os.sched_getaffinity(0))
 except (AttributeError, ValueError, OSError):
     _CLOCK_TICKS, _MY_CPUS = 100, frozenset(range(os.cpu_count() or 1))
-_CORES = len(_MY_CPUS)
+# The CPUs this process may run on.
+CORES = len(_MY_CPUS)
 # The /proc/stat lines of the CPUs this process may run on ("cpu3 ..."): on a shared host the
 # others are someone else's business.
 _MY_CPU_LINES = frozenset(b"cpu%d" % c for c in _MY_CPUS)
@@ -78,7 +79,7 @@ def _sample(now: float) -> bool:
         # The other processes' share: the machine's busy time less this process's own (its
         # spinning workers included).
         others = max(busy - last_busy - (own - last_own), 0.0) / elapsed
-        return _CORES - others >= threads - 0.5
+        return CORES - others >= threads - 0.5
     try:
         return os.getloadavg()[0] < threads - 0.5
     except OSError:
