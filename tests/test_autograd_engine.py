@@ -54,3 +54,21 @@ def test_no_leak_over_many_steps():
     assert all(r() is None for r in nodes)
     assert not any(isinstance(o, Node) and not isinstance(o, AccumulateGrad)
                    for o in gc.get_objects())
+
+
+def _ops_run(fn):
+    with ng.autograd.profiler.profile() as prof:
+        fn()
+    return sorted(e.name for e in prof.function_events if e.name.startswith("aten::"))
+
+
+def test_grad_computes_only_the_cotangents_it_returns():
+    # As PyTorch's should_compute_output: b's cotangent (g * a) leads nowhere grad() returns.
+    a = ng.randn(5, dtype=ng.float64, requires_grad=True)
+    b = ng.randn(5, dtype=ng.float64, requires_grad=True)
+    y = a * b
+    g = ng.ones(5, dtype=ng.float64)
+    assert _ops_run(lambda: ng.autograd.grad(y, a, g, retain_graph=True)) == ["aten::mul"]
+    (ga,) = ng.autograd.grad(y, a, g, retain_graph=True)
+    assert ng.equal(ga, b)
+    assert _ops_run(lambda: ng.autograd.grad(y, (a, b), g)) == ["aten::mul", "aten::mul"]

@@ -322,12 +322,13 @@ def _replay(heap, pending, sinks, ready, flush, retain_graph, create_graph, capt
                     if getattr(node, "materialize_grads", True):
                         grads_out = [_zeros(m) if g is None else g for g, m in zip(grads_out, node._out_meta)]
                     break
+        edges = None if needed is None else _pruned(node.next_functions, needed)
         if anomaly[0]:
-            grads_in = _checked_backward(node, grads_out, create_graph, free, anomaly[1])
+            grads_in = _checked_backward(node, grads_out, create_graph, free, anomaly[1], edges)
         elif profiling:
-            grads_in = _profiler.timed(node.name(), node._backward, grads_out, create_graph, free)
+            grads_in = _profiler.timed(node.name(), node._backward, grads_out, create_graph, free, edges)
         else:
-            grads_in = node._backward(grads_out, create_graph, free)
+            grads_in = node._backward(grads_out, create_graph, free, edges)
         if extras is not None and extras.post:
             for fn in list(extras.post.values()):
                 r = fn(tuple(grads_in), tuple(grads_out))
@@ -349,7 +350,11 @@ def _replay(heap, pending, sinks, ready, flush, retain_graph, create_graph, capt
             if needed is not None and nxt not in needed:
                 continue
             if g._shape != meta[0]:
-                g = sum_to(g, meta[0])
+                try:
+                    g = sum_to(g, meta[0])
+                except ValueError:
+                    raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i - 1} - got "
+                                       f"{list(g._shape)} but expected shape compatible with {list(meta[0])}") from None
             if g.dtype is not meta[1]:
                 g = g.to(meta[1])
             deliver(nxt, idx, g, pending, heap, sinks, ready)
@@ -363,11 +368,21 @@ def _replay(heap, pending, sinks, ready, flush, retain_graph, create_graph, capt
                 _flush(pop(ready)[1], *flush)
 
 
-def _checked_backward(node, grads_out, create_graph, free, check_nan):
+def _pruned(nexts, needed):
+    """``nexts`` with the edges to nodes outside ``needed`` cut (None when none is), so that a
+    node computes only the cotangents some captured edge is reached by, as PyTorch's
+    ``should_compute_output``."""
+    for nxt, _ in nexts:
+        if nxt is not None and nxt not in needed:
+            return tuple([(nxt if nxt in needed else None, idx) for nxt, idx in nexts])
+    return None
+
+
+def _checked_backward(node, grads_out, create_graph, free, check_nan, edges):
     """A node's backward under anomaly detection: an error, or NaN in its gradients when
     ``check_nan``, is raised after a warning that shows the forward call that made the node."""
     try:
-        grads_in = node._backward(grads_out, create_graph, free)
+        grads_in = node._backward(grads_out, create_graph, free, edges)
     except Exception:
         _warn_error(node)
         raise

@@ -98,14 +98,6 @@ class BackwardCFunction(Node, FunctionCtx):
             if g is not None and meta is None:
                 raise RuntimeError(f"function {self.name()} returned a gradient different than None at "
                                    f"position {i + 1}, but the corresponding forward input was not a Variable")
-            if g is not None and tuple(g.shape) != meta[0]:
-                from .. import shapes
-                try:
-                    shapes.broadcast_shapes(meta[0], g._shape)
-                except Exception:
-                    raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {i} - "
-                                       f"got {list(g.shape)} but expected shape compatible with "
-                                       f"{list(meta[0])}") from None
             out.append(g)
         return out
 

@@ -111,10 +111,11 @@ class Node:
         """The cotangents of this node's inputs, given those of its outputs."""
         return self._backward(grads_out, create_graph, False)
 
-    def _backward(self, grads_out, create_graph, free):
+    def _backward(self, grads_out, create_graph, free, edges=None):
         """What the engine runs per node: :meth:`apply`, then :meth:`release` if ``free``, in one
-        call. One and two inputs are spelled out: a call through ``*saved`` costs more than the
-        rest of the engine's bookkeeping for a node."""
+        call; ``edges`` (``next_functions`` when None) says which inputs' cotangents to compute:
+        those whose node is not None. One and two inputs are spelled out: a call through
+        ``*saved`` costs more than the rest of the engine's bookkeeping for a node."""
         saved = self._saved
         versions = self._versions
         if versions is not None:
@@ -126,7 +127,7 @@ class Node:
         elif self._released:
             self._check_alive()
         g = grads_out[0] if len(grads_out) == 1 else tuple(grads_out)
-        nexts = self.next_functions
+        nexts = self.next_functions if edges is None else edges
         rules = self._rules
         n = len(nexts)
         if saved is None:
@@ -169,12 +170,12 @@ class Node:
             self._check_alive()
         return saved
 
-    def _joint_backward(self, grads_out, create_graph, free):
+    def _joint_backward(self, grads_out, create_graph, free, edges=None):
         """:meth:`_backward` of an op with a joint rule: one call yields every input's cotangent,
         computing only those whose edge leads somewhere."""
         saved = self._checked_saved(create_graph)
         g = grads_out[0] if len(grads_out) == 1 else tuple(grads_out)
-        nexts = self.next_functions
+        nexts = self.next_functions if edges is None else edges
         needs = tuple([nxt is not None for nxt, _ in nexts])
         if saved is None:
             saved = (None,) * (len(nexts) + 1)
@@ -186,8 +187,9 @@ class Node:
             self.release()
         return out
 
-    def _apply_and_release(self, grads_out, create_graph, free):
-        """:meth:`_backward` of a node type that defines its own :meth:`apply`."""
+    def _apply_and_release(self, grads_out, create_graph, free, edges=None):
+        """:meth:`_backward` of a node type that defines its own :meth:`apply` (which computes
+        every input's cotangent: ``edges`` is not read)."""
         grads_in = self.apply(grads_out, create_graph)
         if free:
             self.release()

@@ -254,7 +254,7 @@ def pack_saved(node, hooks):
 _unpacking_twins: dict = {}
 
 
-def _unpacking_backward(node, grads_out, create_graph, free):
+def _unpacking_backward(node, grads_out, create_graph, free, edges=None):
     """The backward of a node whose saved tensors went through a pack hook: unpacked for the
     call (and version-stamped as read), packed again after it unless the call freed them."""
     if node._released:
@@ -273,7 +273,7 @@ def _unpacking_backward(node, grads_out, create_graph, free):
     node._saved = tuple(saved)
     node._versions = tuple(versions)
     try:
-        return node._packed_backward(grads_out, create_graph, free)
+        return node._packed_backward(grads_out, create_graph, free, edges)
     finally:
         if not node._released:
             node._saved = packed

@@ -349,8 +349,12 @@ def sum_to(g, shape):
 
 
 def _sum_to_dims(gshape, shape):
-    """(dims to sum, keepdim, reshape after): leading dims go, size-1 dims are kept as 1."""
+    """(dims to sum, keepdim, reshape after): leading dims go, size-1 dims are kept as 1.
+    ValueError if ``shape`` does not broadcast to ``gshape``."""
     lead = len(gshape) - len(shape)
+    # a list, not any(): this module's any is the tensor reduction
+    if lead < 0 or [s for s, gs in zip(shape, gshape[lead:]) if s != 1 and s != gs]:
+        raise ValueError(f"a cotangent of shape {list(gshape)} does not sum to {list(shape)}")
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and gshape[lead + i] != 1)
     if dims and dims[-1] < lead:
         return dims, False, False
