@@ -2,6 +2,7 @@
 composite ops): each test pins the value, gradient, node name or error PyTorch gives; the
 comparisons with torch itself skip without it."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -297,3 +298,41 @@ def test_relu_second_derivative_is_zero_not_missing():
     x = leaf([-1.0, 2.0, 3.0])
     g = grad(x.relu().sum(), x, create_graph=True)
     assert grad(g.sum(), x).tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["scatter", "scatter_add"])
+def test_scatter_gradient_of_a_src_larger_than_its_index(name):
+    # src elements past the index are never read: their gradient is zero, and src's gradient has
+    # src's shape (PyTorch's engine refuses its own index-shaped gradient here).
+    x = numgrad.zeros(3, 4, dtype=numgrad.float64, requires_grad=True)
+    src = numgrad.arange(24.0, dtype=numgrad.float64).reshape(4, 6).requires_grad_()
+    index = numgrad.tensor([[0, 1, 2], [1, 2, 0]])
+    weights = numgrad.arange(12.0, dtype=numgrad.float64).reshape(3, 4)
+    (getattr(x, name)(1, index, src) * weights).sum().backward()
+    expected = numgrad.zeros(4, 6, dtype=numgrad.float64)
+    expected[:2, :3] = weights[:2].gather(1, index)
+    assert numgrad.equal(src.grad, expected)
+    assert numgrad.autograd.gradcheck(lambda s: getattr(x.detach(), name)(1, index, s), (src.detach().requires_grad_(),))
+
+
+@pytest.mark.parametrize("shape, fits", [((2, 3), False), ((6,), False), ((1, 6), False), ((3, 1, 6), False),
+                                         ((3, 4, 6), True), ((4, 1), False), ((2, 1, 4, 6), True)])
+def test_a_gradient_of_the_wrong_shape_is_refused_as_pytorch_does(shape, fits):
+    class Scale(numgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return numgrad.ones(shape)
+
+    x = numgrad.ones(4, 6, requires_grad=True)
+    if fits:  # the input broadcasts to it: summed down to the input's shape
+        Scale.apply(x).sum().backward()
+        assert x.grad.shape == (4, 6) and x.grad.sum().item() == math.prod(shape)
+        return
+    with pytest.raises(RuntimeError, match=re.escape(
+            f"Function ScaleBackward returned an invalid gradient at index 0 - got {list(shape)} but expected "
+            "shape compatible with [4, 6]")):
+        Scale.apply(x).sum().backward()

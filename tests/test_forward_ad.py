@@ -112,10 +112,15 @@ def _grad_fd(f, x, eps=1e-5):
 JVP_OPS = [info for info in OP_DB if info.supports_forward_ad and info.supports_grad and "float64" in info.dtypes]
 
 
+def _differentiable(a) -> bool:
+    return isinstance(a, np.ndarray) and a.dtype == np.float64
+
+
 def _pick(samples):
-    """Up to two non-empty float64 samples: the first plain one and the first broadcasting one."""
-    ok = [s for s in samples if all(not isinstance(a, np.ndarray) or (a.size and a.dtype == np.float64)
-                                    for a in s.args)]
+    """Up to two non-empty samples with a float64 array (indices and masks ride along as
+    constants): the first plain one and the first broadcasting one."""
+    ok = [s for s in samples if any(map(_differentiable, s.args)) and all(
+        not isinstance(a, np.ndarray) or a.size for a in s.args)]
     plain = [s for s in ok if not s.broadcasts and isinstance(s.args[0], np.ndarray) and s.args[0].ndim]
     return plain[:1] + [s for s in ok if s.broadcasts][:1]
 
@@ -127,12 +132,13 @@ CASES = [pytest.param(info, s, id=f"{info.id}-{k}") for info in JVP_OPS
 @pytest.mark.parametrize("info,sample", CASES)
 def test_jvp_matches_finite_differences_and_vjp(info, sample):
     rng = np.random.default_rng(1)
-    arrays = [a for a in sample.args if isinstance(a, np.ndarray)]
+    arrays = [a for a in sample.args if _differentiable(a)]
     vs = [rng.standard_normal(a.shape) for a in arrays]
 
     def call(xs):
         it = iter(xs)
-        args = [next(it) if isinstance(a, np.ndarray) else a for a in sample.args]
+        args = [next(it) if _differentiable(a) else numgrad.tensor(a) if isinstance(a, np.ndarray) else a
+                for a in sample.args]
         return info.op(*args, **sample.kwargs)
 
     with fwAD.dual_level():

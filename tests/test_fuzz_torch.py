@@ -124,12 +124,9 @@ KNOWN_DIVERGENCES = {
     # Matrix products and linear algebra with non-finite or overflowing entries: the order of
     # accumulation (BLAS/LAPACK blocking and pivoting) decides where inf - inf makes NaN.
     **{(row, f"{category}:{tag}"): "order of accumulation decides inf - inf"
-       for row in ("matmul", "mm", "bmm", "mv", "dot", "linalg.inv", "linalg.det", "linalg.solve")
+       for row in ("matmul", "mm", "bmm", "mv", "dot", "addmm", "addmv", "addr", "addbmm", "baddbmm", "linalg.inv",
+                   "linalg.det", "linalg.solve")
        for category in ("values", "grad") for tag in ("inf", "-inf", "huge", "tiny", "nan")},
-    ("bmm", "strictness:bool:empty"): "deliberate: numgrad refuses bool matrix products even when empty; torch "
-                                      "returns the empty result before it dispatches on dtype",
-    ("mv", "strictness:bool:empty"): "as bmm strictness:bool:empty",
-    ("mm", "strictness:bool:empty"): "as bmm strictness:bool:empty",
     ("trapezoid", "strictness:bool"): "deliberate: numgrad refuses bool y (the row lists no bool); torch accepts it",
     ("linalg.det", "grad"): "at singular matrices numgrad's derivative is the adjugate (through the SVD): "
                             "nonzero at rank n - 1 and of the order of rounding at rank <= n - 2, where "
@@ -153,6 +150,9 @@ KNOWN_DIVERGENCES = {
                               "vectorised one",
     ("kron", "leniency"): TORCH_BUG + "kron calls view() on transposed or expanded inputs and raises",
     ("scatter_reduce", "grad:torch-raised"): TORCH_BUG + "backward fails when the index is smaller than src",
+    ("scatter", "grad:torch-raised"): TORCH_BUG + "backward gives src an index-shaped gradient when the index is "
+                                      "smaller than src, which its engine then refuses",
+    ("scatter_add", "grad:torch-raised"): "as scatter grad:torch-raised",
     ("vander", "grad:torch-raised"): TORCH_BUG + "backward fails its own in-place version check",
     ("nanmedian", "values:expanded"): TORCH_BUG + "nanmedian over an expanded (stride 0) input returns garbage",
 }

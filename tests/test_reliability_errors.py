@@ -92,6 +92,35 @@ DTYPE_CASES = {
     + _no_kernel("nll_loss_out_frame", "Long"),
     "nll_loss2d_bool": (lambda m: m.nn.functional.nll_loss(m.ones(2, 3, 4).bool(), m.zeros(2, 4).long()),)
     + _no_kernel("nll_loss2d_forward_out_frame", "Bool"),
+    "mv_bool": (lambda m: m.mv(m.ones(2, 3).bool(), m.ones(3).bool()),) + _no_kernel("addmv_impl_cpu", "Bool"),
+    "addmv_bool": (lambda m: m.addmv(m.ones(2).bool(), m.ones(2, 3).bool(), m.ones(3).bool()),)
+    + _no_kernel("addmv_impl_cpu", "Bool"),
+    "bmm_bool": (lambda m: m.bmm(m.ones(2, 2, 3).bool(), m.ones(2, 3, 2).bool()),) + _no_kernel("bmm", "Bool"),
+    "baddbmm_bool": (lambda m: m.baddbmm(m.ones(2, 2, 2).bool(), m.ones(2, 2, 3).bool(), m.ones(2, 3, 2).bool()),)
+    + _no_kernel("baddbmm", "Bool"),
+    "matmul_stack_by_matrix_bool": (lambda m: m.ones(2, 2, 3).bool() @ m.ones(3, 2).bool(),)
+    + _no_kernel("addmm_impl_cpu_", "Bool"),
+    "binary_cross_entropy_long": (lambda m: m.nn.functional.binary_cross_entropy(m.ones(3).long(), m.ones(3).long()),)
+    + _no_kernel("binary_cross_entropy", "Long"),
+    "binary_cross_entropy_empty_bool": (
+        lambda m: m.nn.functional.binary_cross_entropy(m.ones(0).bool(), m.ones(0).bool()),)
+    + _no_kernel("binary_cross_entropy", "Bool"),
+    "max_pool2d_bool": (lambda m: m.nn.functional.max_pool2d(m.ones(1, 1, 4, 4).bool(), 2),)
+    + _no_kernel("max_pool2d", "Bool"),
+    "avg_pool2d_bool": (lambda m: m.nn.functional.avg_pool2d(m.ones(1, 4, 4).bool(), 2),) + _no_kernel("avg_pool2d", "Bool"),
+    "avg_pool2d_uint8": (lambda m: m.nn.functional.avg_pool2d(m.ones(1, 4, 4).byte(), 2),)
+    + _no_kernel("avg_pool2d", "Byte"),
+    "avg_pool2d_int": (lambda m: m.nn.functional.avg_pool2d(m.ones(1, 4, 4).int(), 2),) + _no_kernel("avg_pool2d", "Int"),
+    # The window's geometry is checked before the dtype.
+    "avg_pool2d_int_window_too_large": (lambda m: m.nn.functional.avg_pool2d(m.ones(1, 4, 4).int(), 5), RuntimeError,
+                                        "Given input size: (1x4x4). Calculated output size: (1x0x0). Output size "
+                                        "is too small"),
+    "max_pool2d_empty_width": (lambda m: m.nn.functional.max_pool2d(m.ones(1, 1, 4, 0), 2), RuntimeError,
+                               "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                               "got:[1, 1, 4, 0]"),
+    "avg_pool2d_unbatched_empty_channels": (lambda m: m.nn.functional.avg_pool2d(m.ones(0, 4, 4), 2), RuntimeError,
+                                            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+                                            "input, but got:[0, 4, 4]"),
 }
 
 
@@ -187,3 +216,28 @@ def test_running_out_of_host_memory_is_pytorchs_runtime_error(name):
 def test_histc_with_too_many_bins_runs_out_of_memory():
     with pytest.raises(RuntimeError, match=re.escape(f"you tried to allocate {8 << 46} bytes")):
         numgrad.histc(numgrad.ones(2), bins=1 << 46)
+
+
+# Calls PyTorch answers without reaching the kernel the dtype lacks: empty products (or an
+# empty inner dim, all False), empty softmax inputs, integer pools PyTorch has kernels for.
+NO_KERNEL_NEEDED = {
+    "mm_bool_empty_inner": lambda m: m.mm(m.ones(2, 0).bool(), m.ones(0, 2).bool()),
+    "mm_bool_empty_result": lambda m: m.mm(m.ones(2, 3).bool(), m.ones(3, 0).bool()),
+    "mv_bool_empty_inner": lambda m: m.mv(m.ones(2, 0).bool(), m.ones(0).bool()),
+    "addmv_bool_empty_inner": lambda m: m.addmv(m.ones(2).bool(), m.ones(2, 0).bool(), m.ones(0).bool()),
+    "bmm_bool_empty": lambda m: m.bmm(m.ones(2, 0, 3).bool(), m.ones(2, 3, 2).bool()),
+    "softmax_empty_long": lambda m: m.softmax(m.ones(0, 3).long(), 1),
+    "log_softmax_empty_bool": lambda m: m.log_softmax(m.ones(0).bool(), 0),
+    "max_pool2d_int": lambda m: m.nn.functional.max_pool2d(m.arange(16, dtype=m.int32).reshape(1, 4, 4), 2),
+    "max_pool2d_batch_of_none": lambda m: m.nn.functional.max_pool2d(m.ones(0, 1, 4, 4), 2),
+    "avg_pool2d_long": lambda m: m.nn.functional.avg_pool2d(m.arange(16).reshape(1, 4, 4), 2),
+}
+
+
+@pytest.mark.parametrize("name", list(NO_KERNEL_NEEDED))
+def test_calls_that_need_no_missing_kernel_return(name):
+    got = NO_KERNEL_NEEDED[name](numgrad)
+    if torch is not None:
+        want = NO_KERNEL_NEEDED[name](torch)
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+        assert got.tolist() == want.tolist()

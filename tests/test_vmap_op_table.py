@@ -104,8 +104,16 @@ def _deterministic(info) -> bool:
 _ROWS = [pytest.param(i, id=i.id) for i in OP_DB if _public(i) and _deterministic(i)]
 
 
+# Rows whose result's size depends on the values: vmap refuses them, as PyTorch's does.
+_DYNAMIC_SHAPE = {"masked_select"}
+
+
 @pytest.mark.parametrize("info", _ROWS)
 def test_vmap_matches_per_sample_calls(info):
+    if info.name in _DYNAMIC_SHAPE:
+        with pytest.raises(RuntimeError, match="operators that can output dynamic shape"):
+            _run(info)
+        return
     outcome, _ = _run(info)
     if outcome is None:
         pytest.skip("no sample with the same shapes over the batch")
@@ -117,7 +125,7 @@ LACKING_RULE = [
     "index_reduce.prod", "index_reduce.mean", "index_reduce.amax", "index_reduce.amin", "renorm", "vander",
     "cov", "cov.weights", "corrcoef", "quantile.tensor_q", "block_diag", "pdist", "affine_grid",
     "embedding_bag", "ctc_loss", "multi_head_attention_forward", "as_strided_scatter", "convolution", "dist",
-    "cdist",
+    "cdist", "index_put", "as_strided",
 ]
 
 

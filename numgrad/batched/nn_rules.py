@@ -113,10 +113,29 @@ def class_loss(key, level, args, kwargs):
 
 def embedding(key, level, args, kwargs):
     bound = bind(key, args, kwargs)
-    if bound is None or at_level(bound.arguments["weight"], level) or not at_level(bound.arguments["input"], level):
+    if bound is None:
+        return NotImplemented
+    if at_level(bound.arguments["weight"], level):
+        return _per_sample_embedding(bound, level)
+    if not at_level(bound.arguments["input"], level):
         return NotImplemented
     bound.arguments["input"] = front(bound.arguments["input"])
     return wrap(call(key, *bound.args, **bound.kwargs), level)
+
+
+def _per_sample_embedding(bound, level):
+    """Each sample's rows gathered from its own table (an ensemble's, or a gradient's)."""
+    table = front(bound.arguments["weight"])
+    options = ("padding_idx", "max_norm", "scale_grad_by_freq", "sparse")
+    if table.ndim != 3 or any(bound.arguments.get(n) not in (None, False) for n in options):
+        return NotImplemented
+    rows = expanded(bound.arguments["input"], level)
+    n, d = table.shape[0], table.shape[2]
+    m = 1
+    for size in rows.shape[1:]:
+        m *= size
+    picked = call("torch.gather", table, 1, rows.reshape(n, m, 1).expand(n, m, d))
+    return wrap(picked.reshape((n,) + tuple(rows.shape[1:]) + (d,)), level)
 
 
 def trailing(names):

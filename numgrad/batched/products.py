@@ -55,8 +55,9 @@ def linear(key, level, args, kwargs):
 
 
 def addmm(key, level, args, kwargs):
-    """addmm, addmv, baddbmm, addbmm: beta * input + alpha * product, from their rules."""
-    product = {"addmm": "torch.matmul", "addmv": "torch.matmul", "baddbmm": "torch.matmul"}
+    """addmm, addmv, addr, baddbmm, addbmm: beta * input + alpha * product, from their rules."""
+    product = {"addmm": "torch.matmul", "addmv": "torch.matmul", "baddbmm": "torch.matmul", "addbmm": "torch.matmul",
+               "addr": "torch.outer"}
     name = key.rpartition(".")[2]
     if name not in product or len(args) != 3:
         return NotImplemented
@@ -64,6 +65,8 @@ def addmm(key, level, args, kwargs):
     if set(kwargs) - {"beta", "alpha"}:
         return NotImplemented
     p = call(product[name], args[1], args[2])
+    if name == "addbmm":  # the sample's stack of products, summed
+        p = call("torch.sum", p, 0)
     if alpha != 1:
         p = call("torch.mul", p, alpha)
     if beta == 0:

@@ -40,7 +40,7 @@ _ALONG = ["logsumexp", "softmax", "log_softmax", "cumsum", "cumprod", "cummax", 
           "argsort", "topk", "kthvalue", "mode", "flip", "roll", "unsqueeze", "unsqueeze_", "transpose", "swapaxes",
           "swapdims", "movedim", "moveaxis", "narrow", "select", "split", "chunk", "unbind", "tensor_split",
           "flatten", "unflatten", "diagonal", "diff", "permute", "norm",
-          "cumulative_trapezoid", "diag_embed", "squeeze_", "unfold", "trapezoid", "cross"]
+          "cumulative_trapezoid", "diag_embed", "squeeze_", "unfold", "trapezoid", "cross", "rot90"]
 
 
 def _squeeze(key, level, args, kwargs):
@@ -68,9 +68,12 @@ def _scattering(key, level, args, kwargs):
         return NotImplemented
     first = first_parameter(bound)
     x = bound.arguments[first]
-    vector_index = key.rpartition(".")[2].startswith("index_")
-    if x.ndim == 0 or vector_index and at_level(bound.arguments["index"], level):
+    name = key.rpartition(".")[2]
+    vector_index = name.startswith("index_")
+    if x.ndim == 0:
         return NotImplemented
+    if vector_index and at_level(bound.arguments["index"], level):
+        return _index_as_scatter(name, bound, x) if name in _AS_SCATTER else NotImplemented
     bound.arguments["dim"] = bound.arguments["dim"] % x.ndim + 1
     for name in (first, "index", "src", "source", "value"):
         a = bound.arguments.get(name)
@@ -78,6 +81,53 @@ def _scattering(key, level, args, kwargs):
                                                                                 and not at_level(a, level)):
             bound.arguments[name] = expanded(a, level)
     return wrap(call(key, *bound.args, **bound.kwargs), level)
+
+
+_AS_SCATTER = {"index_add": "torch.scatter_add", "index_copy": "torch.scatter", "index_fill": "torch.scatter"}
+
+
+def _spread(index, shape, dim):
+    """A vector ``index`` laid along ``dim`` of ``shape``: the index scatter takes for it."""
+    view = [1] * len(shape)
+    view[dim] = index.shape[0]
+    return index.reshape(view).expand(tuple(shape))
+
+
+def _index_as_scatter(name, bound, x):
+    """index_add, index_copy, index_fill with per-sample indices: the scatter each one is, whose
+    rule takes a batched index (written per sample, so the batch's samples never mix)."""
+    a = bound.arguments
+    dim = a["dim"] % x.ndim
+    index = a["index"].reshape(-1)
+    if name == "index_fill":
+        shape = list(x.shape)
+        shape[dim] = index.shape[0]
+        value = a["value"]
+        src = value.expand(tuple(shape)) if hasattr(value, "ndim") else value
+        if not hasattr(src, "ndim"):
+            return call(_AS_SCATTER[name], x, dim, _spread(index, shape, dim), value=src)
+        return call(_AS_SCATTER[name], x, dim, _spread(index, shape, dim), src)
+    source = a["source"]
+    if source.ndim == 0:
+        source = source.reshape(1)
+    alpha = a.get("alpha", 1)
+    src = source if alpha == 1 else call("torch.mul", source, alpha)
+    return call(_AS_SCATTER[name], x, dim, _spread(index, source.shape, dim), src)
+
+
+def _put(key, level, args, kwargs):
+    """put as a scatter over the flattened tensor (negative indices counted from the end)."""
+    bound = bind(key, args, kwargs)
+    if bound is None:
+        return NotImplemented
+    bound.apply_defaults()
+    a = bound.arguments
+    x = a[first_parameter(bound)]
+    index = a["index"].reshape(-1)
+    index = call("torch.where", call("torch.lt", index, 0), call("torch.add", index, x.numel()), index)
+    flat = call("torch.scatter_add" if a["accumulate"] else "torch.scatter", x.reshape(-1), 0, index,
+                a["source"].reshape(-1))
+    return flat.reshape(tuple(x.shape))
 
 
 def _index_select(key, level, args, kwargs):
@@ -349,7 +399,7 @@ def install() -> None:
     register(products.matmul, "matmul", "mm", "bmm", "mv", "dot", "inner", "Tensor.__matmul__",
              "Tensor.__rmatmul__", "linalg.matmul")
     register(products.outer, "outer", "ger")
-    register(products.addmm, "addmm", "addmv", "baddbmm")
+    register(products.addmm, "addmm", "addmv", "addr", "baddbmm", "addbmm")
     register(products.trace, "trace")
     register(products.einsum, "torch.einsum")
     register(products.linear, "F.linear")
@@ -369,6 +419,7 @@ def install() -> None:
     register(lambda key, level, args, kwargs: call("torch.clone", call("torch.diagonal", *args, **kwargs)),
              "diagonal_copy")
     register(_take, "take")
+    register(_put, "put")
     register(_split_along(1), "hsplit")
     register(_split_along(0), "vsplit")
     register(_split_along(2), "dsplit")

@@ -352,11 +352,6 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 @_public
-def copy(input):
-    return run_elementwise(OPS["copy"], (input,))
-
-
-@_public
 def xlogy(input, other, *, out=None):
     """xlogy(input, other, *, out=None) -> Tensor
 

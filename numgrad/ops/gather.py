@@ -14,6 +14,7 @@ from .registry import write_out as _write_out
 from ..dtypes import torch_type_name
 from .records import primitive
 from ..creation import tensor, zeros
+from .movement import cat
 
 __all__ = ["gather", "scatter", "scatter_add", "index_select", "index_add", "index_copy", "index_fill", "take",
            "put", "take_along_dim"]
@@ -159,10 +160,21 @@ def take_along_dim(input, indices, dim=None):
 
 # ----------------------------------------------------------------------------------- scatter
 
+def _pad_to(g, shape):
+    """``g`` zero-padded at the end of each dim up to ``shape``: the cotangent of a ``src``
+    larger than its index, whose elements past the index are never read."""
+    for k, n in enumerate(shape):
+        if g._shape[k] != n:
+            pad = list(g._shape)
+            pad[k] = n - g._shape[k]
+            g = cat([g, _zeros(tuple(pad), g)], k)
+    return g
+
+
 _scatter_op = primitive(
     "scatter", 2,
     vjp=(lambda g, ans, x, src, dim, index: scatter(g, dim, index, 0),
-         lambda g, ans, x, src, dim, index: gather(g, dim, index)),
+         lambda g, ans, x, src, dim, index: _pad_to(gather(g, dim, index), src.shape)),
     jvp=(lambda t, ans, x, src, dim, index: scatter(t, dim, index, 0),
          lambda t, ans, x, src, dim, index: scatter(_zeros(ans.shape, t), dim, index, t)),
     backward_name="ScatterBackward0")
@@ -174,7 +186,7 @@ _scatter_value_op = primitive(
 _scatter_add_op = primitive(
     "scatter_add", 2,
     vjp=(lambda g, ans, x, src, dim, index: g,
-         lambda g, ans, x, src, dim, index: gather(g, dim, index)),
+         lambda g, ans, x, src, dim, index: _pad_to(gather(g, dim, index), src.shape)),
     jvp=(lambda t, ans, x, src, dim, index: t,
          lambda t, ans, x, src, dim, index: scatter_add(_zeros(ans.shape, t), dim, index, t)))
 

@@ -63,19 +63,25 @@ def _shape_str(shape) -> str:
     return "x".join(map(str, shape))
 
 
-def _check_same_dtype(a, b):
+def _check_same_dtype(a, b, kernel="addmm_impl_cpu_"):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {dtypes.C_NAMES[a.dtype]} != "
                            f"{dtypes.C_NAMES[b.dtype]}")
-    if a.dtype.name == "bool":
-        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    _refuse_bool(a, b, kernel)
 
 
-def _check_batch_dtype(a, b):
+def _refuse_bool(a, b, kernel):
+    # PyTorch has no bool product kernel, but an empty product (or one over an empty inner dim,
+    # all False) never reaches it.
+    if a.dtype.name == "bool" and a.numel() and b.numel():
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _check_batch_dtype(a, b, kernel="bmm"):
     # Batched products word the mismatch as PyTorch's bmm does, not as mm does.
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected scalar type {torch_type_name(a.dtype)} but found {torch_type_name(b.dtype)}")
-    _check_same_dtype(a, b)
+    _refuse_bool(a, b, kernel)
 
 
 def _kernels(device):
@@ -174,12 +180,12 @@ def _batch_mismatch(batch, k, got_batch, got_k):
                        f"[{got_batch}, {got_k}].")
 
 
-def _check_bmm(batch1, batch2):
+def _check_bmm(batch1, batch2, kernel="bmm"):
     if batch1.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if batch2.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
-    _check_batch_dtype(batch1, batch2)
+    _check_batch_dtype(batch1, batch2, kernel)
     b, _, k = batch1._shape
     if batch2._shape[:2] != (b, k):
         _batch_mismatch(b, k, *batch2._shape[:2])
@@ -195,7 +201,7 @@ def bmm(input, mat2, *, out=None):
 def mv(input, vec, *, out=None):
     """mv(input, vec) -> Tensor: the product of an (n x m) matrix and a vector of size m."""
     _check_mv(input, vec)
-    _check_same_dtype(input, vec)
+    _check_same_dtype(input, vec, "addmv_impl_cpu")
     return _write_product(tape.record_result(_mv_op, (input, vec), _raw_mv(input, vec)), out, "mv")
 
 
@@ -273,7 +279,8 @@ def _batched(a, b):
         a = a.unsqueeze(0)
     if squeeze_b:
         b = b.unsqueeze(1)
-    _check_batch_dtype(a, b)
+    # PyTorch folds a stack times one matrix into a single mm
+    _check_batch_dtype(a, b, "addmm_impl_cpu_" if b.ndim == 2 else "bmm")
     batch = shapes.broadcast_shapes(a._shape[:-2], b._shape[:-2])
     m, k = a._shape[-2:]
     if b._shape[-2] != k:
@@ -415,6 +422,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * (mat @ vec)."""
     _same_dtype3("addmv", input, mat, vec)
     _check_mv(mat, vec)
+    _refuse_bool(mat, vec, "addmv_impl_cpu")
     if input.ndim > 1 or input.ndim == 1 and input._shape[0] not in (1, mat._shape[0]):
         raise RuntimeError(f"size mismatch, got input ({', '.join(map(str, input._shape))}), mat "
                            f"({_shape_str(mat._shape)}), vec ({vec._shape[0]})")
@@ -452,7 +460,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if not (input.dtype is batch1.dtype is batch2.dtype):
         raise RuntimeError(f"Input dtypes must be the same, got: input {dtypes.C_NAMES[input.dtype]}, batch1: "
                            f"{dtypes.C_NAMES[batch1.dtype]}, batch2: {dtypes.C_NAMES[batch2.dtype]}")
-    _check_bmm(batch1, batch2)
+    _check_bmm(batch1, batch2, "baddbmm")
     b, n, _ = batch1._shape
     r = _raw_product(tape.plain(batch1), tape.plain(batch2), (b, n, batch2._shape[2]))
     return _fused(_baddbmm_op, (input, batch1, batch2), r, beta, alpha, out)

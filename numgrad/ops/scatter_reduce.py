@@ -14,13 +14,12 @@ from .. import dtypes, shapes
 from ..tensor import Tensor
 from ..autograd.tape import plain as _plain
 from .functional_elementwise import where
-from .gather import (_as_nd, _check_range, _check_vector_index, _copy, _fmt, _in_place, _kernels, _record,
+from .gather import (_as_nd, _pad_to, _check_range, _check_vector_index, _copy, _fmt, _in_place, _kernels, _record,
                      check_no_overlap, _scatter_args, _zeros, gather, scatter, scatter_add)
 from .registry import write_out
 from ..dtypes import torch_type_name
 from .records import primitive
 from ..creation import ones, tensor, zeros
-from .movement import cat
 
 __all__ = ["scatter_reduce", "index_reduce"]
 
@@ -81,16 +80,6 @@ def _narrow_to(src, shape):
         if src._shape[k] != n:
             src = src.narrow(k, 0, n)
     return src
-
-
-def _pad_to(g, shape):
-    """``g`` zero-padded at the end of each dim up to ``shape`` (src elements left unread)."""
-    for k, n in enumerate(shape):
-        if g._shape[k] != n:
-            pad = list(g._shape)
-            pad[k] = n - g._shape[k]
-            g = cat([g, _zeros(tuple(pad), g)], k)
-    return g
 
 
 def _extreme_hits(a, xx, s, dim, idx, include_self):

@@ -161,6 +161,66 @@ def _np_masked_fill(x, mask, value):
     return np.where(mask, value, x)
 
 
+def _np_scatter(x, dim, index, src=None, value=None, add=False):
+    """``x`` with each index position's ``src`` element (or ``value``) written, or added, at
+    that position with its ``dim`` coordinate replaced by the index (a loop: independent of
+    NumPy's broadcasting rules, which PyTorch's index shapes do not follow)."""
+    index, = _ints(index)
+    out = x.copy()
+    if x.ndim == 0:
+        return out + src if add else np.asarray(src if value is None else value, dtype=x.dtype)
+    for pos in np.ndindex(*index.shape):
+        target = pos[:dim % x.ndim] + (index[pos],) + pos[dim % x.ndim + 1:]
+        v = value if value is not None else src[pos]
+        out[target] = out[target] + v if add else v
+    return out
+
+
+def _np_index_add(x, dim, index, source, alpha=1, copy=False):
+    """index_add (index_copy when ``copy``): slice i of ``source`` along ``dim`` added (or
+    written) to slice index[i] of ``x``; a 0-d ``x`` is one slice."""
+    out = np.moveaxis(x.reshape(x.shape or (1,)).copy(), dim, 0)
+    src = np.moveaxis(np.reshape(source, np.shape(source) or (1,)), dim, 0)
+    for i, k in enumerate(_ints(index)[0].reshape(-1)):
+        out[k] = src[i] if copy else out[k] + alpha * src[i]
+    return np.moveaxis(out, 0, dim).reshape(x.shape)
+
+
+def _np_index_copy(x, dim, index, source):
+    return _np_index_add(x, dim, index, source, copy=True)
+
+
+def _np_index_fill(x, dim, index, value):
+    out = np.moveaxis(x.copy(), dim, 0)
+    out[_ints(index)[0].reshape(-1)] = value
+    return np.moveaxis(out, 0, dim)
+
+
+def _np_index_put(x, rows, cols, values, accumulate=False):
+    out = x.copy()
+    rows, cols = _ints(rows, cols)
+    if accumulate:
+        np.add.at(out, (rows, cols), values)
+    else:
+        out[rows, cols] = values
+    return out
+
+
+def _np_put(x, index, source, accumulate=False):
+    flat = x.reshape(-1).copy()
+    index, = _ints(index)
+    if accumulate:
+        np.add.at(flat, index.reshape(-1) % max(flat.size, 1), np.asarray(source).reshape(-1))
+    else:
+        flat[index.reshape(-1)] = np.asarray(source).reshape(-1)
+    return flat.reshape(x.shape)
+
+
+def _np_masked_select(x, mask):
+    x, mask = np.broadcast_arrays(x, mask)
+    return x[mask]
+
+
 def _np_unfold(x, dim, size, step):
     dim %= x.ndim
     windows = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim)

@@ -221,6 +221,84 @@ def _sample_masked_fill(dtype, rng):
     yield SampleInput((_arg((0, 3), dtype, rng, (None, None)), np.zeros((0, 3), dtype=bool), value))
 
 
+def _distinct_index(rng, shape, dim, size):
+    """An index of ``shape`` whose entries along ``dim`` are distinct, in [0, size): each
+    position is written once, so the result does not hang on the order of the writes."""
+    index = np.empty(shape, dtype=np.int64)
+    moved = np.moveaxis(index, dim, -1)
+    for pos in np.ndindex(*moved.shape[:-1]):
+        moved[pos] = rng.permutation(size)[:moved.shape[-1]]
+    return index
+
+
+def _sample_scatter(dtype, rng, *, add):
+    def arg(shape):
+        return _arg(shape, dtype, rng, (None, None))
+    yield SampleInput((arg((3, 4)), 1, _distinct_index(rng, (3, 2), 1, 4), arg((3, 2))))
+    yield SampleInput((arg((2, 3, 4)), 0, _distinct_index(rng, (2, 2, 3), 0, 2), arg((2, 3, 4))))
+    # src larger than the index (its other elements are never read); an index narrower than self
+    yield SampleInput((arg((4, 5)), 0, _distinct_index(rng, (2, 3), 0, 4), arg((3, 4))))
+    if add:  # repeated indices sum
+        yield SampleInput((arg((3, 4)), 1, rng.integers(0, 4, (3, 5)), arg((3, 5))))
+    yield SampleInput((arg(()), 0, np.array(0), arg(())))
+    yield SampleInput((arg((0, 3)), 1, np.zeros((0, 2), dtype=np.int64), arg((0, 2))))
+
+
+def _sample_scatter_value(dtype, rng):
+    value = _scalar_for(dtype, rng, (None, None))
+    yield SampleInput((_arg((3, 4), dtype, rng, (None, None)), 1, _distinct_index(rng, (3, 2), 1, 4)),
+                      {"value": value})
+    yield SampleInput((_arg((2, 3), dtype, rng, (None, None)), 0, np.zeros((1, 2), dtype=np.int64)),
+                      {"value": value})
+
+
+def _sample_index_write(dtype, rng, *, distinct):
+    """(self, dim, index, source) for index_add and index_copy: ``distinct`` indices for a copy."""
+    def arg(shape):
+        return _arg(shape, dtype, rng, (None, None))
+
+    def index(n, size):
+        return rng.permutation(size)[:n] if distinct else rng.integers(0, size, n)
+    yield SampleInput((arg((4, 3)), 0, index(3, 4), arg((3, 3))))
+    yield SampleInput((arg((2, 5, 3)), 1, index(2, 5), arg((2, 2, 3))))
+    yield SampleInput((arg((3, 4)), -1, index(4, 4), arg((3, 4))))
+    yield SampleInput((arg(()), 0, np.array(0), arg(())))
+    yield SampleInput((arg((0, 3)), 1, index(2, 3), arg((0, 2))))
+
+
+def _sample_index_fill(dtype, rng):
+    value = _scalar_for(dtype, rng, (None, None))
+    yield SampleInput((_arg((4, 3), dtype, rng, (None, None)), 0, np.array([2, 0, 2]), value))
+    yield SampleInput((_arg((2, 5, 3), dtype, rng, (None, None)), -1, np.array(1), value))
+    yield SampleInput((_arg((0, 3), dtype, rng, (None, None)), 1, np.array([1]), value))
+
+
+def _sample_index_put(dtype, rng):
+    def arg(shape):
+        return _arg(shape, dtype, rng, (None, None))
+    rows, cols = np.array([0, 2, 1]), np.array([3, 1, 1])
+    yield SampleInput((arg((3, 4)), rows, cols, arg((3,))))
+    yield SampleInput((arg((3, 4)), np.array([0, 2, 0]), np.array([1, 1, 1]), arg((3,))), {"accumulate": True})
+    yield SampleInput((arg((3, 4)), np.array([[2], [0]]), np.array([0, 3]), arg((2,))), broadcasts=True)
+
+
+def _sample_put(dtype, rng):
+    def arg(shape):
+        return _arg(shape, dtype, rng, (None, None))
+    yield SampleInput((arg((3, 4)), np.array([0, 11, 5]), arg((3,))))
+    yield SampleInput((arg((2, 3)), np.array([[1, 1], [-1, 0]]), arg((2, 2))), {"accumulate": True})
+    yield SampleInput((arg(()), np.array([0]), arg((1,))))
+    yield SampleInput((arg((2, 2)), np.zeros(0, dtype=np.int64), arg((0,))))
+
+
+def _sample_masked_select(dtype, rng):
+    yield SampleInput((_arg((3, 4), dtype, rng, (None, None)), rng.random((3, 4)) < 0.5))
+    yield SampleInput((_arg((2, 3), dtype, rng, (None, None)), rng.random(3) < 0.5), broadcasts=True)
+    yield SampleInput((_arg((3,), dtype, rng, (None, None)), rng.random((2, 3)) < 0.5), broadcasts=True)
+    yield SampleInput((_arg((), dtype, rng, (None, None)), np.array(True)))
+    yield SampleInput((_arg((0, 3), dtype, rng, (None, None)), np.zeros((0, 3), dtype=bool)))
+
+
 def _sample_scatter_reduce(dtype, rng, *, reduce):
     def arg(shape):
         return _arg(shape, dtype, rng, (None, None))

@@ -401,6 +401,25 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     return col2im(input, geom)
 
 
+def _pool_input(input, name):
+    """``input`` as a batch (and whether it was one sample), checked as PyTorch's pools check it."""
+    x, unbatched = _batched(input, 4, name)
+    if 0 in x.shape[1:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                           f"but got:{list(input.shape)}")
+    return x, unbatched
+
+
+# The integer dtypes PyTorch's CPU pools have kernels for (besides the floating ones).
+_POOL_INTEGERS = {"max_pool2d": ("uint8", "int8", "int16", "int32", "int64"), "avg_pool2d": ("int64",)}
+
+
+def _check_pool_dtype(x, name):
+    d = x.dtype
+    if not d.is_floating_point and d.name not in _POOL_INTEGERS[name]:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{torch_type_name(d)}'")
+
+
 def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode):
     kernel = _pair(kernel_size)
     stride = kernel if stride is None or (isinstance(stride, (tuple, list)) and not stride) \
@@ -417,9 +436,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)
 
     Maximum over each window (padding never wins); the gradient goes to the first maximum."""
-    x, unbatched = _batched(input, 4, "max_pool2d")
+    x, unbatched = _pool_input(input, "max_pool2d")
     N, C, H, W = x.shape
     g = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode)
+    _check_pool_dtype(x, "max_pool2d")
     out, idx = _max_pool(x, g)
     if unbatched:
         out = out.squeeze(0)
@@ -436,10 +456,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = Fal
     Mean over each window; padding counts towards the divisor when ``count_include_pad``."""
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
-    x, _ = _batched(input, 4, "avg_pool2d")
+    x, _ = _pool_input(input, "avg_pool2d")
     N, C, H, W = x.shape
     # Each channel pools alone: the windows of (N*C, 1, H, W).
     g = _pool_geometry(x, kernel_size, stride, padding, 1, ceil_mode)._replace(N=N * C, C=1)
+    _check_pool_dtype(x, "avg_pool2d")
     divisor = divisor_override or _divisors(g, count_include_pad, input)
     return tape.record_result(_avg_pool2d, (input,), _pooled(tape.plain(input), g, divisor),
                               {"geom": g, "divisor": divisor})

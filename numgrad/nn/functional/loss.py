@@ -364,6 +364,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {_type_name(target.dtype)} but expected {_type_name(input.dtype)}")
+    require_floating("binary_cross_entropy", input.dtype)
     if input.numel() and ((input < 0) | (input > 1)).any().item():
         raise RuntimeError("all elements of input should be between 0 and 1")
     _check_weights_constant("binary_cross_entropy", ("weight", weight))

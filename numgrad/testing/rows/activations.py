@@ -118,3 +118,25 @@ def _more_activations():
 
 # Tests take the table's rows in order: these follow ``elementwise.MORE_MATH_ROWS`` there.
 MORE_ROWS = _more_activations()
+
+
+def _on_a_copy(inplace_fn):
+    """``inplace_fn`` applied to a clone of its input: the in-place form as a function the table
+    can call (and differentiate) repeatedly."""
+    def fn(x, **kwargs):
+        return inplace_fn(x.clone(), **kwargs)
+    fn.__name__ = inplace_fn.__name__
+    return fn
+
+
+# The in-place forms of nn.functional, each beside its function's reference.
+_SELU = next(r for r in MORE_ROWS if r.name == "selu")
+_CELU = next(r for r in MORE_ROWS if r.name == "celu")
+MORE_ROWS += [
+    _activation("elu_", _on_a_copy(_F.elu_), _np_elu, {"alpha": 1.5}),
+    _activation("celu_", _on_a_copy(_F.celu_), _CELU.ref, {"alpha": 1.5}),
+    _activation("selu_", _on_a_copy(_F.selu_), _SELU.ref),
+    _activation("leaky_relu_", _on_a_copy(_F.leaky_relu_), _np_leaky_relu, {"negative_slope": 0.2}),
+    _activation("hardtanh_", _on_a_copy(_F.hardtanh_), _np_hardtanh, _HARDTANH_KW,
+                dtypes=("int8", "int16", "int32", "int64") + FLOAT_DTYPES),
+]

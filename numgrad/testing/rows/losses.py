@@ -252,6 +252,106 @@ def _sample_gumbel(dtype, rng):
         yield SampleInput((_arg(shape, dtype, rng, (-2, 2)),), kw)
 
 
+def _np_mse(x, t, reduction="mean"):
+    return _np_reduce((x - t) ** 2, reduction)
+
+
+def _np_huber(x, t, reduction="mean", delta=1.0):
+    d = np.abs(x - t)
+    return _np_reduce(np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), reduction)
+
+
+def _np_smooth_l1(x, t, reduction="mean", beta=1.0):
+    d = np.abs(x - t)
+    if beta == 0:
+        return _np_reduce(d, reduction)
+    return _np_reduce(np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+def _np_bce(x, t, weight=None, reduction="mean"):
+    loss = -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+    return _np_reduce(loss if weight is None else loss * np.asarray(weight), reduction)
+
+
+def _np_bce_with_logits(x, t, weight=None, pos_weight=None, reduction="mean"):
+    softplus = np.logaddexp(0.0, -x)
+    loss = (1 - t) * x + (softplus if pos_weight is None else (1 + (np.asarray(pos_weight) - 1) * t) * softplus)
+    return _np_reduce(loss if weight is None else loss * np.asarray(weight), reduction)
+
+
+def _np_nll(x, target, weight=None, ignore_index=-100, reduction="mean"):
+    target = target.astype(np.int64)
+    classes = x.shape[1] if x.ndim > 1 else x.shape[0]
+    w = np.ones(classes) if weight is None else np.asarray(weight)
+    xs = np.moveaxis(x, 1, -1) if x.ndim > 1 else x[None]
+    ts = target if x.ndim > 1 else target[None]
+    keep = ts != ignore_index
+    safe = np.where(keep, ts, 0)
+    picked = np.take_along_axis(xs, safe[..., None], -1)[..., 0]
+    wt = np.where(keep, w[safe], 0.0)
+    loss = -picked * wt
+    if reduction == "none":
+        return loss if x.ndim > 1 else loss[0]
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / wt.sum()
+
+
+def _sample_regression(dtype, rng, *, extra=()):
+    for shape, kw in (((3, 4), {}), ((5,), {"reduction": "sum"}), ((2, 3, 2), {"reduction": "none"}),
+                      ((), {}), ((0, 3), {"reduction": "sum"})) + tuple(extra):
+        yield SampleInput(tuple(_pair(shape, dtype, rng, ((-3, 3), (-3, 3)))), kw)
+
+
+def _sample_bce(dtype, rng, *, logits=False):
+    for shape, kw in (((3, 4), {}), ((5,), {"reduction": "sum"}), ((2, 3), {"reduction": "none"}),
+                      ((0, 2), {"reduction": "sum"})):
+        x = _arg(shape, dtype, rng, (-3, 3) if logits else (0.05, 0.95))
+        yield SampleInput((x, _arg(shape, dtype, rng, (0, 1))), kw)
+
+
+def _weights(n, rng):
+    # A list, not an array: the table's gradient checks leave it constant, as PyTorch requires.
+    return [float(w) for w in rng.uniform(0.5, 2, n)]
+
+
+def _sample_weighted_bce(dtype, rng, *, logits=False):
+    # weight broadcast over the batch; pos_weight (with logits) per class
+    x = _arg((3, 4), dtype, rng, (-3, 3) if logits else (0.05, 0.95))
+    args = (x, _arg((3, 4), dtype, rng, (0, 1)))
+    for kw in ({}, {"reduction": "none"}):
+        kw["weight"] = _weights(4, rng)
+        if logits:
+            kw["pos_weight"] = _weights(4, rng)
+        yield SampleInput(args, kw)
+
+
+def _as_weight(weight, like):
+    return None if weight is None else numgrad.tensor(weight, dtype=like.dtype, device=like.device)
+
+
+def _weighted_bce(x, t, weight=None, reduction="mean"):
+    return _F.binary_cross_entropy(x, t, weight=_as_weight(weight, x), reduction=reduction)
+
+
+def _weighted_bce_with_logits(x, t, weight=None, pos_weight=None, reduction="mean"):
+    return _F.binary_cross_entropy_with_logits(x, t, weight=_as_weight(weight, x), pos_weight=_as_weight(pos_weight, x),
+                                               reduction=reduction)
+
+
+def _sample_nll(dtype, rng, *, weighted=False):
+    cases = (((4, 3), (4,), {}), ((3,), (), {"reduction": "sum"}), ((2, 3, 2, 2), (2, 2, 2), {"reduction": "none"}),
+             ((5, 4), (5,), {"ignore_index": 1}), ((0, 3), (0,), {"reduction": "sum"}))
+    for shape, tshape, kw in cases:
+        classes = shape[1] if len(shape) > 1 else shape[0]
+        args = (_arg(shape, dtype, rng, (-3, 0)), rng.integers(0, classes, tshape))
+        yield SampleInput(args, {**kw, "weight": _weights(classes, rng)} if weighted else kw)
+
+
+def _weighted_nll(x, target, weight=None, **kw):
+    return _F.nll_loss(x, target, weight=_as_weight(weight, x), **kw)
+
+
 _LOSS = dict(method=None, inplace=None, supports_out=False, torch_name=None, kind="reduction",
              tolerances={"float16": (2e-2, 2e-2)})
 _INTEGRAL_INPUTS = {f"unsupported-{d}": "integral inputs compute, as in PyTorch" for d in INT_DTYPES}
@@ -283,4 +383,15 @@ ROWS = [
     _loss("ctc_loss", _np_ctc, _sample_ctc, dtypes=("float32", "float64"), supports_grad=False,
           supports_gradgrad=False, supports_forward_ad=False),
     _loss("gumbel_softmax", _np_gumbel_softmax, _sample_gumbel, op=_seeded_gumbel_softmax, kind="elementwise"),
+    _loss("mse_loss", _np_mse, _sample_regression),
+    _loss("huber_loss", _np_huber, partial(_sample_regression, extra=(((3, 4), {"delta": 0.5}),))),
+    _loss("smooth_l1_loss", _np_smooth_l1,
+          partial(_sample_regression, extra=(((3, 4), {"beta": 0.5}), ((4,), {"beta": 0.0, "reduction": "none"})))),
+    _loss("binary_cross_entropy", _np_bce, _sample_bce),
+    _loss("binary_cross_entropy", _np_bce, _sample_weighted_bce, op=_weighted_bce, variant="weighted"),
+    _loss("binary_cross_entropy_with_logits", _np_bce_with_logits, partial(_sample_bce, logits=True)),
+    _loss("binary_cross_entropy_with_logits", _np_bce_with_logits, partial(_sample_weighted_bce, logits=True),
+          op=_weighted_bce_with_logits, variant="weighted"),
+    _loss("nll_loss", _np_nll, _sample_nll),
+    _loss("nll_loss", _np_nll, partial(_sample_nll, weighted=True), op=_weighted_nll, variant="weighted"),
 ]
