@@ -123,6 +123,17 @@ def has_internal_overlap(shape, strides) -> bool:
     return any(st == 0 and s > 1 for s, st in zip(shape, strides))
 
 
+def may_overlap(shape, strides) -> bool:
+    """False only when no two elements can share memory: taken by increasing stride, each dim
+    steps past all that the smaller ones span."""
+    span = 0
+    for size, stride in sorted(((s, st) for s, st in zip(shape, strides) if s > 1), key=lambda d: d[1]):
+        if stride <= span:
+            return True
+        span += (size - 1) * stride
+    return False
+
+
 def check_no_internal_overlap(shape, strides) -> None:
     """Refuse to write into a tensor whose elements share memory: the result would depend on
     the order of the writes."""

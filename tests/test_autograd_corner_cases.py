@@ -336,3 +336,19 @@ def test_a_gradient_of_the_wrong_shape_is_refused_as_pytorch_does(shape, fits):
             f"Function ScaleBackward returned an invalid gradient at index 0 - got {list(shape)} but expected "
             "shape compatible with [4, 6]")):
         Scale.apply(x).sum().backward()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float64"])
+@pytest.mark.parametrize("size, stride, offset", [((3, 3), (1, 1), 2), ((2, 3), (2, 1), 0), ((4,), (0,), 1),
+                                                  ((2, 2), (4, 1), 1)])
+def test_as_strided_gradient_sums_over_elements_sharing_memory(size, stride, offset, dtype):
+    dtype = getattr(numgrad, dtype)
+    x = numgrad.arange(12.0, dtype=dtype).reshape(3, 4).requires_grad_()
+    w = numgrad.arange(1.0, 1.0 + math.prod(size), dtype=dtype).reshape(size)
+    (x.as_strided(size, stride, offset) * w).sum().backward()
+    expected = np.zeros(12)
+    for pos in np.ndindex(*size):
+        expected[offset + sum(p * s for p, s in zip(pos, stride))] += w.numpy()[pos]
+    assert np.array_equal(x.grad.numpy().reshape(-1), expected)
+    if dtype is numgrad.float64:
+        assert numgrad.autograd.gradcheck(lambda t: t.as_strided(size, stride, offset), (x.detach().requires_grad_(),))

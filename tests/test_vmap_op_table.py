@@ -122,10 +122,9 @@ def test_vmap_matches_per_sample_calls(info):
 
 # Rows whose op still runs once per sample under vmap, for want of a batching rule.
 LACKING_RULE = [
-    "index_reduce.prod", "index_reduce.mean", "index_reduce.amax", "index_reduce.amin", "renorm", "vander",
-    "cov", "cov.weights", "corrcoef", "quantile.tensor_q", "block_diag", "pdist", "affine_grid",
-    "embedding_bag", "ctc_loss", "multi_head_attention_forward", "as_strided_scatter", "convolution", "dist",
-    "cdist", "index_put", "as_strided",
+    "renorm", "vander", "cov", "cov.weights", "corrcoef", "quantile.tensor_q", "block_diag", "pdist", "affine_grid",
+    "embedding_bag", "ctc_loss", "multi_head_attention_forward", "as_strided_scatter", "index_put",
+    "as_strided",
 ]
 
 

@@ -185,6 +185,20 @@ def convolution(spatial: int, transposed: bool = False):
     return rule
 
 
+def generic_convolution(key, level, args, kwargs):
+    """torch.convolution: the conv or conv_transpose function of its rank, whose rule runs."""
+    bound = bind(key, args, kwargs)
+    if bound is None:
+        return NotImplemented
+    a = bound.arguments
+    spatial = a["weight"].ndim - 2
+    if a["transposed"]:
+        return call(f"F.conv_transpose{spatial}d", a["input"], a["weight"], a["bias"], a["stride"], a["padding"],
+                    a["output_padding"], a["groups"], a["dilation"])
+    return call(f"F.conv{spatial}d", a["input"], a["weight"], a["bias"], a["stride"], a["padding"], a["dilation"],
+                a["groups"])
+
+
 def affine_norm(key, level, args, kwargs):
     """layer_norm, rms_norm, group_norm and instance_norm with per-sample weight or bias:
     normalized without them, then scaled and shifted by broadcasting."""

@@ -83,7 +83,8 @@ def _scattering(key, level, args, kwargs):
     return wrap(call(key, *bound.args, **bound.kwargs), level)
 
 
-_AS_SCATTER = {"index_add": "torch.scatter_add", "index_copy": "torch.scatter", "index_fill": "torch.scatter"}
+_AS_SCATTER = {"index_add": "torch.scatter_add", "index_copy": "torch.scatter", "index_fill": "torch.scatter",
+               "index_reduce": "torch.scatter_reduce"}
 
 
 def _spread(index, shape, dim):
@@ -110,9 +111,32 @@ def _index_as_scatter(name, bound, x):
     source = a["source"]
     if source.ndim == 0:
         source = source.reshape(1)
+    if name == "index_reduce":
+        return call(_AS_SCATTER[name], x, dim, _spread(index, source.shape, dim), source, a["reduce"],
+                    include_self=a.get("include_self", True))
     alpha = a.get("alpha", 1)
     src = source if alpha == 1 else call("torch.mul", source, alpha)
     return call(_AS_SCATTER[name], x, dim, _spread(index, source.shape, dim), src)
+
+
+def _cdist(key, level, args, kwargs):
+    """cdist batches natively: each side's samples as a leading batch dim."""
+    bound = bind(key, args, kwargs)
+    if bound is None:
+        return NotImplemented
+    a = bound.arguments
+    a["x1"], a["x2"] = expanded(a["x1"], level), expanded(a["x2"], level)
+    return wrap(call(key, *bound.args, **bound.kwargs), level)
+
+
+def _dist(key, level, args, kwargs):
+    """dist(x, y, p): the p-norm of the broadcast difference."""
+    bound = bind(key, args, kwargs)
+    if bound is None:
+        return NotImplemented
+    bound.apply_defaults()
+    a = bound.arguments
+    return call("linalg.vector_norm", call("torch.sub", a["input"], a["other"]), a["p"])
 
 
 def _put(key, level, args, kwargs):
@@ -420,9 +444,12 @@ def install() -> None:
              "diagonal_copy")
     register(_take, "take")
     register(_put, "put")
+    register(_cdist, "cdist")
+    register(_dist, "dist")
     register(_split_along(1), "hsplit")
     register(_split_along(0), "vsplit")
     register(_split_along(2), "dsplit")
+    register(nn_rules.generic_convolution, "convolution")
     for n in (1, 2, 3):
         register(nn_rules.convolution(n), f"F.conv{n}d", f"F.conv_transpose{n}d")
         register(nn_rules.folding(n, ("input", "indices")), f"F.max_unpool{n}d")

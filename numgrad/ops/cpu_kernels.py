@@ -127,7 +127,8 @@ def _raw(x):
 def _tensor(arr, shape, dtype):
     """A contiguous tensor of ``shape`` over ``arr``, a kernel's fresh contiguous result."""
     if arr.dtype != dtype.numpy:
-        arr = arr.astype(dtype.numpy)
+        with np.errstate(over="ignore"):  # float16 results overflow to inf, silently, as PyTorch's
+            arr = arr.astype(dtype.numpy)
     shape = tuple(shape)
     return Tensor._make(Storage(arr.reshape(-1), CPU), shape, shapes.contiguous_strides(shape), 0, dtype)
 

@@ -513,6 +513,8 @@ def gelu_backward(grad, input, approximate="none"):
     if approximate == "tanh":
         return run_elementwise(OPS["gelu_tanh_backward"], (grad, input))
     if isinstance(input, Tensor):
+        if not input.dtype.is_floating_point and dtypes.result_type(grad, input).is_floating_point:
+            input = input.to(dtypes.result_type(grad, input))  # an integer input promotes, as PyTorch's
         result = run_elementwise(OPS["gelu"], (input,))
     else:
         result = input * 0.5 * math.erfc(-input * math.sqrt(0.5))

@@ -20,14 +20,12 @@ def _as_strided_backward(g, x, size, stride, offset):
     """Scatter-add the cotangent into a zero buffer shaped like x's storage span, then view it as x."""
     span = x._storage.data.shape[0]
     buf = zeros(span, dtype=g.dtype, device=g.device)
-    target = buf.as_strided(size, stride, offset)
-    target.add_(g) if not _overlapping(size, stride) else _index_add_strided(buf, g, size, stride, offset)
+    if shapes.may_overlap(size, stride):
+        # elements sharing memory each add their cotangent there
+        _index_add_strided(buf, g, size, stride, offset)
+    else:
+        buf.as_strided(size, stride, offset).add_(g)
     return buf.as_strided(x.shape, x.stride(), x._offset)
-
-
-def _overlapping(size, stride) -> bool:
-    return not shapes.is_non_overlapping_and_dense(size, stride) and any(
-        st == 0 and s > 1 for s, st in zip(size, stride))
 
 
 def _index_add_strided(buf, g, size, stride, offset):
