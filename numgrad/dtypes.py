@@ -191,8 +191,13 @@ def check_fill_value(value, d: dtype) -> None:
 
 
 def nan_or_min(d: dtype):
-    """NaN, or for an integer type the value PyTorch's NaN becomes there: the type's minimum."""
-    return _py_float("nan") if d.is_floating_point else _py_int(np.iinfo(d.numpy).min) if d is not bool else True
+    """NaN, or for an integer type the value PyTorch's NaN becomes there: converted through a
+    32-bit integer, whose NaN is its minimum, which narrower types truncate to 0."""
+    if d.is_floating_point:
+        return _py_float("nan")
+    if d is bool:
+        return True
+    return _py_int(np.iinfo(d.numpy).min) if d.numpy.itemsize >= 4 else 0
 
 
 def scalar_category(value) -> int:

@@ -79,6 +79,20 @@ KNOWN_DIVERGENCES = {
     ("cdist", "values:huge"): "float16 products path: squares overflow, and the order of accumulation decides "
                               "inf or NaN",
     ("dist", "grad:torch-raised"): "torch's dist backward raises for p=0; numgrad's gradient is 0",
+    **{("cdist", f"grad:{tag}"): "torch's cdist backward kernel forms |d| - dist (inf - inf for an infinite "
+                                 "coordinate, NaN for a NaN one) where numgrad's rules give the limit (0, or 1 for the "
+                                 "inf-norm)" for tag in ("inf", "-inf", "nan")},
+    ("dist", "values:huge"): "values near the float maximum: numgrad's sum of powers overflows to inf; torch's "
+                             "norm kernel does not for these (a single element, or its own scaling)",
+    ("cdist", "grad:huge"): "as dist values:huge, in the backward pass: an infinite norm where torch's is finite",
+    ("pdist", "grad:torch-raised:float16"): "torch's pdist backward has no float16 kernel even for an empty result; "
+                                            "numgrad's gradient is zeros",
+    **{("cosine_similarity", f"grad:{tag}"): "a zero vector beside an infinite one: torch's gradient is NaN in "
+                                             "every coordinate, numgrad's only in the infinite one"
+       for tag in ("inf", "-inf")},
+    ("cdist", "values:inf"): "as cdist values:nan, where infinite coordinates on both sides differ by inf - inf",
+    ("cdist", "values:nan"): "torch's cdist inf-norm drops NaN coordinates (its max skips them); numgrad's is NaN, "
+                             "as both libraries' dist and linalg.vector_norm are",
     ("quantile", "values:inf"): "interpolating between inf and a finite value: numgrad inf, torch NaN "
                                 "(its lerp computes inf - inf)",
     ("quantile", "values:-inf"): "as quantile values:inf",

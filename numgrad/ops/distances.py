@@ -138,5 +138,9 @@ def cdist(x1, x2, p: float = 2.0, compute_mode=None):
         elif use_mm:
             r = _euclid_mm(x1, x2).expand(out_shape).contiguous()
         else:
-            r = vector_norm(_diff(x1, x2), p, -1)
+            d = _diff(x1, x2)
+            r = vector_norm(d, p, -1)
+            if p == 0:
+                # PyTorch's cdist counts min(ceil(|d|), 1), which a NaN difference makes NaN
+                r = r.masked_fill(d.isnan().any(-1), math.nan)
     return tape.record_result(_cdist_op, (x1, x2), r, {"p": p})

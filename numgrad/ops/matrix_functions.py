@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .. import shapes
+from .. import dtypes, shapes
 from ..autograd import grad_mode, tape
 from ..return_types import return_type
 from . import decompositions as D
@@ -31,6 +31,9 @@ def _eps(dtype) -> float:
 # ------------------------------------------------------------------------------ norms
 
 def _pnorm_vjp(g, ans, x, p, dims, keepdim):
+    if x.dtype is dtypes.float16:
+        # in float32, as the norm itself: 1 / ||x|| of a subnormal difference overflows float16
+        return _pnorm_vjp(g.float(), ans.float(), x.float(), p, dims, keepdim).half()
     a = ans if keepdim else _unsqueeze_all(ans, dims)
     ga = g if keepdim else _unsqueeze_all(g, dims)
     if p == 0:
@@ -39,8 +42,9 @@ def _pnorm_vjp(g, ans, x, p, dims, keepdim):
         return x.sign() * ga
     if math.isinf(p):
         # Ties for the largest (smallest) |x| share the gradient evenly, as in PyTorch.
-        hit = (x.abs() == a).to(x.dtype)
-        return x.sign() * hit * (ga / hit.sum(dims, True))
+        # None ties a NaN norm: no share is a NaN (0 / 0) then, the gradient is 0 as PyTorch's.
+        hit = x.abs() == a
+        return x.sign() * where(hit, ga / hit.sum(dims, True).to(x.dtype), 0.0)
     # d||x||_p/dx = x |x|^(p-2) / ||x||^(p-1); zero where the norm is zero, as in PyTorch.
     scale = where(a == 0, 0.0, ga / where(a == 0, 1.0, a) ** (p - 1))
     if p == 2:
@@ -95,16 +99,18 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
                                    "operation does not have an identity")
     # Every order is one node (LinalgVectorNormBackward0), as in PyTorch, not the ops composing it.
     with grad_mode.no_grad():
+        # float16 powers and sums run in float32, as PyTorch's: a square near 65504 stays finite
+        w = x.float() if x.dtype is dtypes.float16 else x
         if math.isinf(ord):
             r = x.abs().amax(dims, keepdim) if ord > 0 else x.abs().amin(dims, keepdim)
         elif ord == 0:
             r = (x != 0).sum(dims, keepdim).to(x.dtype)
         elif ord == 1:
-            r = x.abs().sum(dims, keepdim)
+            r = w.abs().sum(dims, keepdim).to(x.dtype)
         elif ord == 2:
-            r = (x * x).sum(dims, keepdim).sqrt()
+            r = (w * w).sum(dims, keepdim).sqrt().to(x.dtype)
         else:
-            r = (x.abs() ** ord).sum(dims, keepdim) ** (1.0 / ord)
+            r = ((w.abs() ** ord).sum(dims, keepdim) ** (1.0 / ord)).to(x.dtype)
     params = {"p": ord, "dims": dims, "keepdim": keepdim}
     if tape.should_record((x,)):
         tape.record(_pnorm_op, (x,), r, params)

@@ -335,8 +335,6 @@ def _pair_rows(name, ref, sampler, dtypes, *, index_sampler=None, out=True, **kw
                    **common)]
 
 
-_EMPTY_NARROW_MEDIAN = ("the median of an empty tensor is the type's minimum (dtypes.nan_or_min), where "
-                        "PyTorch's NaN converted through int32 leaves 0")
 _MOMENT_TOL = {"float16": (1e-2, 1e-2), "float32": (1e-5, 1e-5)}
 _DIST_TOL = {"float16": (1e-2, 1e-2), "float32": (1e-5, 1e-5)}
 
@@ -376,7 +374,7 @@ ROWS = [
            method=None, inplace=None, supports_out=False, torch_name=None, kind="reduction", tolerances=_MOMENT_TOL),
     # Selections: values on any inputs, indices on inputs whose ties the reference breaks as the op does.
     OpInfo("median", numgrad.median, _np_median, _sample_median, NO_BOOL, inplace=None, supports_out=False,
-           kind="reduction", xfails={f"values-{d}": _EMPTY_NARROW_MEDIAN for d in ("int8", "int16")}),
+           kind="reduction"),
     *_pair_rows("median", _np_median_dim, _with_nan(_sample_shapes(_SELECT), ((1,), (0, True))), NO_BOOL,
                 index_sampler=_sample_shapes(_SELECT, make=_distinct), out=False),
     *_pair_rows("mode", _np_mode, _sample_shapes(_MODE, make=_small_ints), ALL_DTYPES, out=False),
