@@ -2,6 +2,7 @@
 batch into it, losses reduce each sample's elements."""
 from __future__ import annotations
 
+from .. import shapes
 from .dispatch import call
 from .rules import at_level, bind, broadcasting, expanded, wrap
 from .tensor import front, running
@@ -131,9 +132,7 @@ def _per_sample_embedding(bound, level):
         return NotImplemented
     rows = expanded(bound.arguments["input"], level)
     n, d = table.shape[0], table.shape[2]
-    m = 1
-    for size in rows.shape[1:]:
-        m *= size
+    m = shapes.prod(rows.shape[1:])
     picked = call("torch.gather", table, 1, rows.reshape(n, m, 1).expand(n, m, d))
     return wrap(picked.reshape((n,) + tuple(rows.shape[1:]) + (d,)), level)
 
@@ -236,11 +235,10 @@ _SHARED_NORM = {"F.layer_norm": trailing(("weight", "bias")), "F.rms_norm": trai
 def row_loss(key, level, args, kwargs):
     """Losses over rows of features (margin, embedding and triplet losses): unreduced over the
     samples' rows folded into one batch, then each sample reduced as the reduction asks."""
-    bound = bind(key, args, kwargs)
+    bound = bind(key, args, kwargs, defaults=True)
     if bound is None or bound.arguments.get("size_average") is not None or \
             bound.arguments.get("reduce") is not None or at_level(bound.arguments.get("weight"), level):
         return NotImplemented
-    bound.apply_defaults()
     names = [n for n in _ROW_TENSORS if n in bound.arguments]
     first = bound.arguments[names[0]]
     own_batch = first.ndim == 2

@@ -69,11 +69,15 @@ def first_parameter(bound) -> str:
     return next(iter(bound.signature.parameters))
 
 
-def bind(key, args, kwargs):
+def bind(key, args, kwargs, defaults: bool = False):
+    """``args`` and ``kwargs`` bound to the parameters of ``key``'s function (with the defaults of
+    those not given when ``defaults``), or None where they do not fit."""
     try:
         bound = _signature(key).bind(*args, **kwargs)
     except (TypeError, ValueError):
         return None
+    if defaults:
+        bound.apply_defaults()
     return bound
 
 
@@ -146,10 +150,9 @@ def along_dims(key, level, args, kwargs):
     go to the fallback unless the op has a rule of its own."""
     if kwargs.get("out") is not None:
         return NotImplemented
-    bound = bind(key, args, kwargs)
+    bound = bind(key, args, kwargs, defaults=True)
     if bound is None:
         return NotImplemented
-    bound.apply_defaults()
     tensors = [t for t in _tensors(list(bound.arguments.values()), {})]
     rank = max((t.ndim for t in tensors), default=0)
     extra = 1 if key.rpartition(".")[2] in _RESULT_DIMS else 0

@@ -104,10 +104,9 @@ def _index_as_scatter(name, bound, x):
         shape = list(x.shape)
         shape[dim] = index.shape[0]
         value = a["value"]
-        src = value.expand(tuple(shape)) if hasattr(value, "ndim") else value
-        if not hasattr(src, "ndim"):
-            return call(_AS_SCATTER[name], x, dim, _spread(index, shape, dim), value=src)
-        return call(_AS_SCATTER[name], x, dim, _spread(index, shape, dim), src)
+        if hasattr(value, "ndim"):  # a 0-d tensor: written as a source of the index's shape
+            return call(_AS_SCATTER[name], x, dim, _spread(index, shape, dim), value.expand(tuple(shape)))
+        return call(_AS_SCATTER[name], x, dim, _spread(index, shape, dim), value=value)
     source = a["source"]
     if source.ndim == 0:
         source = source.reshape(1)
@@ -131,20 +130,18 @@ def _cdist(key, level, args, kwargs):
 
 def _dist(key, level, args, kwargs):
     """dist(x, y, p): the p-norm of the broadcast difference."""
-    bound = bind(key, args, kwargs)
+    bound = bind(key, args, kwargs, defaults=True)
     if bound is None:
         return NotImplemented
-    bound.apply_defaults()
     a = bound.arguments
     return call("linalg.vector_norm", call("torch.sub", a["input"], a["other"]), a["p"])
 
 
 def _put(key, level, args, kwargs):
     """put as a scatter over the flattened tensor (negative indices counted from the end)."""
-    bound = bind(key, args, kwargs)
+    bound = bind(key, args, kwargs, defaults=True)
     if bound is None:
         return NotImplemented
-    bound.apply_defaults()
     a = bound.arguments
     x = a[first_parameter(bound)]
     index = a["index"].reshape(-1)
@@ -172,10 +169,9 @@ def _index_select(key, level, args, kwargs):
 
 def _scatter_into(key, level, args, kwargs):
     """slice_scatter, select_scatter, diagonal_scatter: both tensors batched, dims shifted."""
-    bound = bind(key, args, kwargs)
+    bound = bind(key, args, kwargs, defaults=True)
     if bound is None or bound.arguments.get("out") is not None:
         return NotImplemented
-    bound.apply_defaults()
     first = first_parameter(bound)
     rank = bound.arguments[first].ndim
     for name in ("dim", "dim1", "dim2"):
@@ -208,10 +204,9 @@ def _split_along(dim):
 
 
 def _take_along_dim(key, level, args, kwargs):
-    bound = bind(key, args, kwargs)
+    bound = bind(key, args, kwargs, defaults=True)
     if bound is None or bound.arguments.get("out") is not None:
         return NotImplemented
-    bound.apply_defaults()
     names = list(bound.arguments)
     x, index, dim = bound.arguments[names[0]], bound.arguments[names[1]], bound.arguments.get("dim")
     if dim is None or x.ndim == 0:
@@ -260,10 +255,9 @@ def _grid_sampling(key, level, args, kwargs):
 def _quantile(key, level, args, kwargs):
     """quantile and nanquantile: each sample flattened when dim is None; a vector of q puts its
     dim first, ahead of the batch dim, which goes back in front."""
-    bound = bind(key, args, kwargs)
+    bound = bind(key, args, kwargs, defaults=True)
     if bound is None or bound.arguments.get("out") is not None:
         return NotImplemented
-    bound.apply_defaults()
     x, q, dim = bound.arguments["input"], bound.arguments["q"], bound.arguments["dim"]
     if not at_level(x, level) or at_level(q, level) or dim is not None and x.ndim == 0:
         return NotImplemented
@@ -297,10 +291,9 @@ def _kron(key, level, args, kwargs):
 
 
 def _repeat_interleave(key, level, args, kwargs):
-    bound = bind(key, args, kwargs)
+    bound = bind(key, args, kwargs, defaults=True)
     if bound is None:
         return NotImplemented
-    bound.apply_defaults()
     first = first_parameter(bound)
     x, repeats = bound.arguments[first], bound.arguments.get("repeats")
     if not at_level(x, level) or at_level(repeats, level) or repeats is None:

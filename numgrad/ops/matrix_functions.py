@@ -99,18 +99,20 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
                                    "operation does not have an identity")
     # Every order is one node (LinalgVectorNormBackward0), as in PyTorch, not the ops composing it.
     with grad_mode.no_grad():
-        # float16 powers and sums run in float32, as PyTorch's: a square near 65504 stays finite
-        w = x.float() if x.dtype is dtypes.float16 else x
         if math.isinf(ord):
             r = x.abs().amax(dims, keepdim) if ord > 0 else x.abs().amin(dims, keepdim)
         elif ord == 0:
             r = (x != 0).sum(dims, keepdim).to(x.dtype)
-        elif ord == 1:
-            r = w.abs().sum(dims, keepdim).to(x.dtype)
-        elif ord == 2:
-            r = (w * w).sum(dims, keepdim).sqrt().to(x.dtype)
         else:
-            r = ((w.abs() ** ord).sum(dims, keepdim) ** (1.0 / ord)).to(x.dtype)
+            # float16 powers and sums run in float32, as PyTorch's: a square near 65504 stays finite
+            w = x.float() if x.dtype is dtypes.float16 else x
+            if ord == 1:
+                r = w.abs().sum(dims, keepdim)
+            elif ord == 2:
+                r = (w * w).sum(dims, keepdim).sqrt()
+            else:
+                r = (w.abs() ** ord).sum(dims, keepdim) ** (1.0 / ord)
+            r = r.to(x.dtype)
     params = {"p": ord, "dims": dims, "keepdim": keepdim}
     if tape.should_record((x,)):
         tape.record(_pnorm_op, (x,), r, params)

@@ -210,7 +210,7 @@ def _np_put(x, index, source, accumulate=False):
     flat = x.reshape(-1).copy()
     index, = _ints(index)
     if accumulate:
-        np.add.at(flat, index.reshape(-1) % max(flat.size, 1), np.asarray(source).reshape(-1))
+        np.add.at(flat, index.reshape(-1), np.asarray(source).reshape(-1))
     else:
         flat[index.reshape(-1)] = np.asarray(source).reshape(-1)
     return flat.reshape(x.shape)

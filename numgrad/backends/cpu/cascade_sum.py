@@ -328,16 +328,13 @@ def plan(source, acc, shape, strides, reduce_dims, divisor=None, skip_nan=False)
     if d == 1:
         return total
 
-    if d == 0:
-        def run(buf, offset):
-            out = total(buf, offset)
-            with np.errstate(divide="ignore", invalid="ignore"):  # inf or nan, as PyTorch, unwarned
-                np.divide(out, d, out=out)
-            return out
-        return run
-
     def run(buf, offset):
         out = total(buf, offset)
         np.divide(out, d, out=out)
         return out
+    if d == 0:
+        def quiet(buf, offset):
+            with np.errstate(divide="ignore", invalid="ignore"):  # inf or nan, as PyTorch, unwarned
+                return run(buf, offset)
+        return quiet
     return run
