@@ -24,6 +24,7 @@ from .movement import stack
 from .gather import check_no_overlap
 from .functional_elementwise import where
 from .inplace_forms import inplace_apply
+from ..autograd.profiler import op_event
 
 __all__ = ["index_put", "nonzero", "argwhere", "masked_select", "masked_fill", "masked_scatter",
            "count_nonzero"]
@@ -410,6 +411,7 @@ _masked_select = primitive("masked_select", 2, backward_name="MaskedSelectBackwa
 
 
 @on_host
+@op_event("aten::masked_select")
 def masked_select(input, mask):
     """masked_select(input, mask) -> Tensor: the 1-D tensor of ``input``'s elements where the
     (broadcast) ``mask`` is True."""
@@ -434,6 +436,7 @@ _masked_fill = primitive(
 
 
 @on_host
+@op_event("aten::masked_fill")
 def masked_fill(input, mask, value):
     """masked_fill(input, mask, value) -> Tensor: ``input`` with ``value`` where ``mask`` is True."""
     _check_bool_mask(mask, "masked_fill_")

@@ -21,6 +21,7 @@ from .scans import cumsum
 from .advanced import masked_select
 from .gather import take
 from .sorting import searchsorted, sort
+from ..autograd.profiler import op_event
 
 __all__ = ["diff", "logcumsumexp", "aminmax", "renorm", "vander", "trapezoid", "cumulative_trapezoid",
            "broadcast_tensors", "broadcast_to", "block_diag", "isin"]
@@ -29,6 +30,7 @@ __all__ = ["diff", "logcumsumexp", "aminmax", "renorm", "vander", "trapezoid", "
 TENSOR_METHODS = ("diff", "logcumsumexp", "aminmax", "renorm", "broadcast_to")
 
 
+@op_event("aten::diff")
 def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None, *, out=None):
     """diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None) -> Tensor
 
@@ -94,6 +96,7 @@ _logcumsumexp_op = primitive("logcumsumexp", 1, vjp=(_lcse_vjp,), jvp=(_lcse_jvp
 _logcumsumexp_op.combine = get_op("logaddexp").math  # each step is a logaddexp
 
 
+@op_event("aten::logcumsumexp")
 def logcumsumexp(input, dim: int, *, out=None):
     """logcumsumexp(input, dim, *, out=None) -> Tensor
 
@@ -121,6 +124,7 @@ def out_pair(name: str, out) -> tuple:
     return tuple(out)
 
 
+@op_event("aten::aminmax")
 def aminmax(input, *, dim=None, keepdim: bool = False, out=None):
     """aminmax(input, *, dim=None, keepdim=False, out=None) -> (min, max)
 
@@ -184,6 +188,7 @@ def _renorm_jvp(t, ans, x, p, dim, maxnorm):
 _renorm_op = primitive("renorm", 1, vjp=(_renorm_vjp,), jvp=(_renorm_jvp,), backward_name="RenormBackward0")
 
 
+@op_event("aten::renorm")
 def renorm(input, p, dim: int, maxnorm, *, out=None):
     """renorm(input, p, dim, maxnorm, *, out=None) -> Tensor
 
@@ -205,6 +210,7 @@ def renorm(input, p, dim: int, maxnorm, *, out=None):
 
 # ----------------------------------------------------------------------------------- vander
 
+@op_event("aten::vander")
 def vander(x, N=None, increasing: bool = False):
     """vander(x, N=None, increasing=False) -> Tensor
 
@@ -249,6 +255,7 @@ def _spacing(y, x, dx, d, name):
     return x.narrow(d, 1, length - 1) - x.narrow(d, 0, length - 1)
 
 
+@op_event("aten::trapezoid")
 def trapezoid(y, x=None, *, dx=None, dim: int = -1):
     """trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor
 
@@ -265,6 +272,7 @@ def trapezoid(y, x=None, *, dx=None, dim: int = -1):
     return sum(width * (y.narrow(d, 1, length - 1) + y.narrow(d, 0, length - 1)), d) / 2.0
 
 
+@op_event("aten::cumulative_trapezoid")
 def cumulative_trapezoid(y, x=None, *, dx=None, dim: int = -1):
     """cumulative_trapezoid(y, x=None, *, dx=None, dim=-1) -> Tensor
 
@@ -308,6 +316,7 @@ def broadcast_to(input, size):
     return input.expand(size)
 
 
+@op_event("aten::block_diag")
 def block_diag(*tensors):
     """block_diag(*tensors) -> Tensor
 

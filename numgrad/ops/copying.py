@@ -12,6 +12,7 @@ from .records import OPS, primitive
 from ..creation import empty, full, ones, tensor, zeros, zeros_like
 from ..backends import require_cuda
 from ..storage import Storage
+from ..autograd.profiler import op_event
 
 __all__ = ["clone", "contiguous", "to", "copy_", "detach", "detach_", "fill_", "zero_", "requires_grad_",
            "type", "double", "float", "half", "long", "int", "short", "char", "byte", "bool", "cpu", "cuda",
@@ -27,6 +28,7 @@ _to_device_op = primitive("to_device", 1, backward_name="ToCopyBackward0",
                           batched_jvp=(lambda t, ans, x, device: t.to(device),))
 
 
+@op_event("aten::clone")
 def clone(input, *, memory_format=None):
     """A copy of ``input`` with its own memory; differentiable."""
     if not tape.should_record((input,)) and not tape.has_tangents((input,)):
@@ -45,6 +47,11 @@ def contiguous(input, memory_format=None):
     """``input`` itself when C-contiguous, else a contiguous copy."""
     if input.is_contiguous():
         return input
+    return _contiguous_copy(input)
+
+
+@op_event("aten::contiguous")
+def _contiguous_copy(input):
     out = Tensor._empty(input._shape, input.dtype, input.device)
     backend(input.device).elementwise(OPS["copy"], input.dtype, out, (input,), input._shape)
     if tape.should_record((input,)):
@@ -72,6 +79,7 @@ def _parse_to(args, kwargs):
     return (as_device(device) if device is not None else None), dtype, copy
 
 
+@op_event("aten::to")
 def to(input, *args, **kwargs):
     """to(dtype) / to(device) / to(device, dtype) / to(other): converts, copying only if needed."""
     device, dtype, copy = _parse_to(args, dict(kwargs))
@@ -236,6 +244,7 @@ def requires_grad_(input, requires_grad=True):
     return input
 
 
+@op_event("aten::fill_")
 def fill_(input, value):
     """Fills ``input`` with ``value`` in place."""
     if hasattr(value, "_storage"):
@@ -254,6 +263,7 @@ def fill_(input, value):
     return input
 
 
+@op_event("aten::zero_")
 def zero_(input):
     """Fills ``input`` with zeros in place."""
     return fill_(input, 0)

@@ -8,6 +8,7 @@ from .. import dtypes
 from ..autograd.tape import plain
 from . import functional_elementwise as F
 from ..dtypes import torch_type_name
+from ..autograd.profiler import op_event
 
 __all__ = ["cov", "corrcoef"]
 
@@ -32,6 +33,7 @@ def _check_weights(kind, w, observations):
         raise RuntimeError(f"cov(): {kind} cannot be negative")
 
 
+@op_event("aten::cov")
 def cov(input, *, correction: int = 1, fweights=None, aweights=None):
     """cov(input, *, correction=1, fweights=None, aweights=None) -> Tensor
 
@@ -75,6 +77,7 @@ def cov(input, *, correction: int = 1, fweights=None, aweights=None):
     return (c / factor).squeeze()
 
 
+@op_event("aten::corrcoef")
 def corrcoef(input):
     """corrcoef(input) -> Tensor
 

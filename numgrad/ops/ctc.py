@@ -35,7 +35,7 @@ def _no_second_derivative(v, ans, g, log_probs, nll, **params):
 
 
 _ctc_loss = kernel_op(
-    "ctc_loss", 1, prepare=_prepare_loss, backward_name="CtcLossBackward0",
+    "ctc_loss", 1, prepare=_prepare_loss, backward_name="CtcLossBackward0", event="aten::_ctc_loss",
     kernels={"cpu": "cpu.ctc.ctc_loss", "cuda": HOST},
     vjp=(lambda g, ans, x, **params: _grad(g, x, ans, params),),
     jvp=(lambda t, ans, x, **params: (_grad(ans.new_ones(ans.shape), x, ans, params) * t).sum((0, 2)),))

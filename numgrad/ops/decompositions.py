@@ -16,6 +16,7 @@ from .records import primitive
 from ..creation import empty, eye, ones, zeros
 from .movement import cat
 from .functional_elementwise import where
+from ..autograd.profiler import op_event
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "qr", "svd", "svdvals", "eigh",
            "eigvalsh"]
@@ -146,6 +147,7 @@ _inv_op = primitive("linalg_inv", 1, backward_name="LinalgInvExBackward0",
 
 
 @on_host
+@op_event("aten::linalg_inv")
 def inv(A, *, out=None):
     """linalg.inv(A) -> Tensor: the inverse of each square matrix in ``A``.
 
@@ -177,6 +179,7 @@ _det_op = primitive("linalg_det", 1, backward_name="LinalgDetBackward0",
 
 
 @on_host
+@op_event("aten::linalg_det")
 def det(A, *, out=None):
     """linalg.det(A) -> Tensor: the determinant of each square matrix in ``A``."""
     check_input("linalg.det", A)
@@ -217,6 +220,7 @@ _solve_op = primitive("linalg_solve", 2, backward_name="LinalgSolveExBackward0",
 
 
 @on_host
+@op_event("aten::linalg_solve")
 def solve(A, B, *, left=True, out=None):
     """linalg.solve(A, B, *, left=True) -> Tensor: the solution X of ``A X = B`` (``X A = B`` when
     ``left`` is False). ``B`` may be a (batch of) vector(s); batch dims broadcast."""

@@ -14,6 +14,7 @@ from ..dtypes import torch_type_name
 from .records import primitive
 from ..creation import zeros, zeros_like
 from .matrix_functions import vector_norm
+from ..autograd.profiler import op_event
 
 __all__ = ["cdist"]
 
@@ -114,6 +115,7 @@ def _check(x1, x2, p, compute_mode):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
 
 
+@op_event("aten::cdist")
 def cdist(x1, x2, p: float = 2.0, compute_mode=None):
     """cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary') -> Tensor
 

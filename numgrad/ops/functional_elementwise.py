@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from ..autograd import tape
+from ..autograd.profiler import op_event
 from .registry import check_out, check_out_grad, run_elementwise
 from ..dtypes import torch_type_name
 from .records import OPS
@@ -124,6 +125,11 @@ def div(input, other, *, rounding_mode=None, out=None):
     Divides input by other. ``rounding_mode`` is None (true division), 'trunc' or 'floor'."""
     if rounding_mode is None:
         return run_elementwise(OPS["div"], (input, other), out)
+    return _div_rounded(input, other, rounding_mode, out)
+
+
+@op_event("aten::div")
+def _div_rounded(input, other, rounding_mode, out):
     if rounding_mode not in ("trunc", "floor"):
         raise ValueError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
@@ -201,6 +207,7 @@ def pow(input, exponent, *, out=None):
 
 
 @_public
+@op_event("aten::float_power")
 def float_power(input, exponent, *, out=None):
     """float_power(input, exponent, *, out=None) -> Tensor
 
@@ -249,7 +256,8 @@ def clamp(input, min=None, max=None, *, out=None):
     return run_elementwise(OPS["clamp"], (input, min, max), out)
 
 
-clip = clamp
+clip = op_event("aten::clip")(clamp)
+clip.__name__ = clip.__qualname__ = "clip"
 __all__.append("clip")
 
 

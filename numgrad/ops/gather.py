@@ -15,6 +15,7 @@ from ..dtypes import torch_type_name
 from .records import primitive
 from ..creation import tensor, zeros
 from .movement import cat
+from ..autograd.profiler import op_event
 
 __all__ = ["gather", "scatter", "scatter_add", "index_select", "index_add", "index_copy", "index_fill", "take",
            "put", "take_along_dim"]
@@ -118,6 +119,7 @@ def _check_gather_shapes(x, dim, index, opname):
                 f"than {'self' if opname != 'gather' else 'input'} {_fmt(x._shape)} apart from dimension {dim}")
 
 
+@op_event("aten::gather")
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """gather(input, dim, index) -> Tensor
 
@@ -232,6 +234,7 @@ def _reduce_mode(reduce):
     return _REDUCE_MODE[reduce]
 
 
+@op_event("aten::scatter")
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """scatter(input, dim, index, src) -> Tensor
 
@@ -262,6 +265,7 @@ def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
                      lambda s: scatter(s, dim, index, src, reduce=reduce), input, (), others, index=index)
 
 
+@op_event("aten::scatter_add")
 def scatter_add(input, dim, index, src):
     """scatter_add(input, dim, index, src) -> Tensor: a copy of ``input`` with ``src`` summed in
     at ``index`` along ``dim`` (repeated indices accumulate)."""
@@ -312,6 +316,7 @@ def _check_vector_index(index, opname, exc=IndexError):
     return index if index.ndim == 1 else index.reshape(-1)
 
 
+@op_event("aten::index_select")
 def index_select(input, dim, index, *, out=None):
     """index_select(input, dim, index) -> Tensor: the slices of ``input`` along ``dim`` listed by
     the 1-D ``index`` (a copy)."""
@@ -415,6 +420,7 @@ def _check_index_along(index, opname):
             raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
 
 
+@op_event("aten::index_add")
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(input, dim, index, source, *, alpha=1) -> Tensor: a copy of ``input`` with
     ``alpha * source[i]`` added to slice ``index[i]`` along ``dim``."""
@@ -432,6 +438,7 @@ def index_add_(input, dim, index, source, *, alpha=1):
                      index=index)
 
 
+@op_event("aten::index_copy")
 def index_copy(input, dim, index, source):
     """index_copy(input, dim, index, source) -> Tensor: a copy of ``input`` whose slice
     ``index[i]`` along ``dim`` is ``source``'s slice ``i``."""
@@ -447,6 +454,7 @@ def index_copy_(input, dim, index, source):
                      lambda s: index_copy(s, dim, index, source), input, (), (source,), index=index)
 
 
+@op_event("aten::index_fill")
 def index_fill(input, dim, index, value):
     """index_fill(input, dim, index, value) -> Tensor: a copy of ``input`` with the slices
     ``index`` along ``dim`` set to ``value``."""
@@ -494,6 +502,7 @@ def _flat_index(index, numel, opname):
     return remainder(index, numel) if numel else index.contiguous()
 
 
+@op_event("aten::take")
 def take(input, index):
     """take(input, index) -> Tensor: elements of ``input`` seen as 1-D, at ``index`` (negative
     indices count from the end); the result has ``index``'s shape."""
@@ -526,6 +535,7 @@ def _put_raw(self, index, source, accumulate):
         self._write(target)
 
 
+@op_event("aten::put")
 def put(input, index, source, accumulate=False):
     """put(input, index, source, accumulate=False) -> Tensor: a copy of ``input`` (seen as 1-D)
     with ``source`` written (or added) at ``index``."""

@@ -11,6 +11,7 @@ from .. import shapes
 from ..autograd.tape import plain, record_result
 from .records import primitive
 from .movement import stack
+from ..autograd.profiler import op_event
 
 __all__ = ["meshgrid", "cartesian_prod", "rot90"]
 
@@ -70,6 +71,7 @@ def cartesian_prod(*tensors):
     return stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
 
 
+@op_event("aten::rot90")
 def rot90(input, k: int = 1, dims=(0, 1)):
     """rot90(input, k=1, dims=(0, 1)) -> Tensor
 

@@ -45,19 +45,20 @@ class Call:
 
 
 def kernel_op(name: str, nin: int, *, prepare: Callable, kernels: dict, vjp=(), jvp=(), vjp_all=None,
-              backward_name: str = "") -> Op:
+              backward_name: str = "", event: str = "") -> Op:
     """Declare an op computed by a kernel per backend (see the module docstring).
 
     ``kernels`` maps a device type to ``"<module under numgrad.backends>.<function>"`` (imported
-    on first use, so that declaring an op compiles and imports nothing) or to ``HOST``."""
+    on first use, so that declaring an op compiles and imports nothing) or to ``HOST``. ``event`` is the
+    profiler's name for a call (see :class:`~numgrad.ops.records.Op`)."""
     return register(Op(name=name, nin=nin, vjp=tuple(vjp), jvp=tuple(jvp), vjp_all=vjp_all, kind="kernel",
-                       prepare=prepare, kernels=dict(kernels), backward_name=backward_name))
+                       prepare=prepare, kernels=dict(kernels), backward_name=backward_name, event=event))
 
 
 def apply(op: Op, inputs: tuple, params: dict):
     """``op`` on the tensors ``inputs`` with keyword ``params``: one kernel and one tape entry."""
     if profiler.enabled:
-        return profiler.timed("aten::" + op.name, _apply, op, inputs, params)
+        return profiler.timed(op.event, _apply, op, inputs, params)
     return _apply(op, inputs, params)
 
 

@@ -15,6 +15,7 @@ from .records import primitive
 from ..storage import Storage
 from ..tensor import Tensor
 from . import views
+from ..autograd.profiler import op_event
 
 __all__ = ["matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "ger", "addmm", "addmv",
            "addr", "baddbmm", "addbmm", "tensordot", "kron"]
@@ -104,7 +105,7 @@ _dual_levels = tape._dual_levels
 def _product(op, a, b, out_shape):
     """Run the batched product kernel for ``a`` (…, M, K) and ``b`` (…, K, N) and record ``op``."""
     if _profiler.enabled:
-        return _profiler.timed("aten::" + op.name, _run_product, op, a, b, out_shape)
+        return _profiler.timed(op.event, _run_product, op, a, b, out_shape)
     return _run_product(op, a, b, out_shape)
 
 
@@ -198,6 +199,7 @@ def bmm(input, mat2, *, out=None):
     return _write_product(_product(_bmm_op, input, mat2, (b, n, mat2._shape[2])), out, "bmm")
 
 
+@op_event("aten::mv")
 def mv(input, vec, *, out=None):
     """mv(input, vec) -> Tensor: the product of an (n x m) matrix and a vector of size m."""
     _check_mv(input, vec)
@@ -210,6 +212,7 @@ _mv_op = primitive("mv", 2, vjp=(lambda g, ans, a, v: g.unsqueeze(1) * v, lambda
                    jvp=(lambda t, ans, a, v: mv(t, v), lambda t, ans, a, v: mv(a, t)))
 
 
+@op_event("aten::dot")
 def dot(input, tensor, *, out=None):
     """dot(input, tensor) -> Tensor: the inner product of two 1-D tensors (no broadcasting)."""
     if input.ndim != 1 or tensor.ndim != 1:
@@ -241,6 +244,7 @@ def vdot(input, other, *, out=None):
     return dot(input, other, out=out)
 
 
+@op_event("aten::matmul")
 def matmul(input, other, *, out=None):
     """matmul(input, other) -> Tensor: matrix product with PyTorch's rules.
 
@@ -344,6 +348,7 @@ def check_addmm_dtypes(input, mat1, mat2):
                                f"and {torch_type_name(mat2.dtype)}")
 
 
+@op_event("aten::addmm")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * (mat1 @ mat2)."""
     check_addmm_dtypes(input, mat1, mat2)
@@ -418,6 +423,7 @@ def _raw_mv(mat, vec):
     return r._view((n,), (r._strides[0],))
 
 
+@op_event("aten::addmv")
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * (mat @ vec)."""
     _same_dtype3("addmv", input, mat, vec)
@@ -439,6 +445,7 @@ _addmv_op = primitive(
          lambda t, ans, bias, a, v, beta, alpha: _times(mv(a, t), alpha)))
 
 
+@op_event("aten::addr")
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * outer(vec1, vec2)."""
     r = outer(tape.plain(vec1), tape.plain(vec2))
@@ -455,6 +462,7 @@ _addr_op = primitive(
          lambda t, ans, bias, u, v, beta, alpha: _times(outer(u, t), alpha)))
 
 
+@op_event("aten::baddbmm")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * bmm(batch1, batch2)."""
     if not (input.dtype is batch1.dtype is batch2.dtype):
@@ -477,6 +485,7 @@ def _batch_sum_product(batch1, batch2):
     return mm(batch1.permute(1, 0, 2).reshape(n, k), batch2.reshape(k, p))
 
 
+@op_event("aten::addbmm")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
     _check_bmm(batch1, batch2)
@@ -530,6 +539,7 @@ def tensordot(a, b, dims=2, out=None):
     return _write_out(r, out, "tensordot")
 
 
+@op_event("aten::kron")
 def kron(input, other, *, out=None):
     """kron(input, other) -> Tensor: the Kronecker product."""
     nd = max(input.ndim, other.ndim)

@@ -16,6 +16,7 @@ from .records import primitive
 from ..creation import empty, eye, ones_like, tensor, zeros, zeros_like
 from .functional_elementwise import maximum, where
 from .einsum import einsum
+from ..autograd.profiler import op_event
 
 __all__ = ["inverse", "det", "slogdet", "logdet", "cholesky", "qr", "svd", "pinverse", "matrix_power",
            "trace", "cross", "norm"]
@@ -281,6 +282,7 @@ def _trace_vjp(g, ans, x):
 _trace_op = primitive("trace", 1, vjp=(_trace_vjp,), jvp=(lambda t, ans, x: trace(t),))
 
 
+@op_event("aten::trace")
 def trace(input):
     """trace(input) -> Tensor: the sum of the main diagonal of a 2-D tensor."""
     if input.ndim != 2:

@@ -22,6 +22,7 @@ from ..creation import arange, zeros, zeros_like
 from ..backends.cpu import index as K
 from .functional_elementwise import where
 from .inplace_forms import inplace_apply
+from ..autograd.profiler import op_event
 
 __all__ = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
            "atleast_1d", "atleast_2d", "atleast_3d", "tile", "repeat_interleave", "flip",
@@ -82,6 +83,7 @@ def _op_for(op: Op, n: int) -> Op:
     return copy
 
 
+@op_event("aten::cat")
 def cat(tensors, dim=0, *, out=None):
     """cat(tensors, dim=0) -> Tensor: concatenates tensors of equal shape except in ``dim``.
 
@@ -136,6 +138,7 @@ def cat(tensors, dim=0, *, out=None):
 concat = concatenate = cat
 
 
+@op_event("aten::stack")
 def stack(tensors, dim=0, *, out=None):
     """stack(tensors, dim=0) -> Tensor: joins equal-shaped tensors along a new dim."""
     tensors = list(tensors)
@@ -271,6 +274,7 @@ def tile(input, *dims):
 
 
 @on_host
+@op_event("aten::repeat_interleave")
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     """repeat_interleave(input, repeats, dim=None) -> Tensor
 
@@ -321,6 +325,7 @@ _flip_op = primitive("flip", 1, vjp=(lambda g, ans, x, dims: flip(g, dims),),
                      jvp=(lambda t, ans, x, dims: flip(t, dims),))
 
 
+@op_event("aten::flip")
 def flip(input, dims):
     """flip(input, dims) -> Tensor: a copy with the order of elements reversed along ``dims``."""
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
@@ -361,6 +366,7 @@ _roll_op = primitive("roll", 1, vjp=(lambda g, ans, x, shifts, dims: roll(g, [-s
                      jvp=(lambda t, ans, x, shifts, dims: roll(t, shifts, dims),))
 
 
+@op_event("aten::roll")
 def roll(input, shifts, dims=None):
     """roll(input, shifts, dims=None) -> Tensor: elements shifted cyclically along ``dims`` (of
     the flattened tensor when ``dims`` is None)."""
@@ -412,12 +418,14 @@ _triu_op = primitive("triu", 1, vjp=(lambda g, ans, x, diagonal: triu(g, diagona
                      jvp=(lambda t, ans, x, diagonal: triu(t, diagonal),))
 
 
+@op_event("aten::tril")
 def tril(input, diagonal=0, *, out=None):
     """tril(input, diagonal=0) -> Tensor: the lower triangle of the last two dims (elements on
     and below the ``diagonal``-th diagonal), the rest zero."""
     return _out(_triangle(input, diagonal, True, "tril"), out, "tril")
 
 
+@op_event("aten::triu")
 def triu(input, diagonal=0, *, out=None):
     """triu(input, diagonal=0) -> Tensor: the upper triangle of the last two dims, the rest zero."""
     return _out(_triangle(input, diagonal, False, "triu"), out, "triu")
@@ -442,6 +450,7 @@ _diag_embed_op = primitive(
     jvp=(lambda t, ans, x, offset, dim1, dim2: diag_embed(t, offset, dim1, dim2),))
 
 
+@op_event("aten::diag_embed")
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(input, offset=0, dim1=-2, dim2=-1) -> Tensor: tensors whose diagonals (over
     the new dims ``dim1``, ``dim2``) are the last dim of ``input``, zeros elsewhere."""

@@ -14,6 +14,7 @@ from ..devices import CPU
 from .kernel_ops import HOST, Call, apply, kernel_op
 from ..dtypes import torch_type_name
 from .statistics import _mean_op
+from ..autograd.profiler import op_event
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d"]
 
@@ -59,7 +60,7 @@ def _prepare_global(input):
 
 
 _global = kernel_op("global_avg_pool2d", 1, prepare=_prepare_global,
-                    kernels={"cpu": "cpu.pool.global_avg_pool2d", "cuda": HOST})
+                    kernels={"cpu": "cpu.pool.global_avg_pool2d", "cuda": HOST}, event="aten::adaptive_avg_pool2d")
 
 
 def _sums_in_torch_order(plane: int, itemsize: int) -> bool:
@@ -112,6 +113,7 @@ def adaptive_avg_pool2d_backward(grad, input_size):
     return apply(_spread, (grad,), {"input_size": tuple(input_size)})
 
 
+@op_event("aten::adaptive_avg_pool1d")
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(input, output_size) -> Tensor
 

@@ -14,6 +14,7 @@ from .registry import write_out
 from ..dtypes import torch_type_name
 from .records import primitive
 from ..creation import full, tensor
+from ..autograd.profiler import op_event
 
 __all__ = ["quantile", "nanquantile", "nanmedian"]
 
@@ -84,6 +85,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     return values.reshape(rest) if scalar_q else values
 
 
+@op_event("aten::quantile")
 def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None):
     """quantile(input, q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor
 
@@ -110,6 +112,7 @@ _nanmedian_dim_op = primitive("nanmedian_dim", 1, vjp=(_select_vjp,), jvp=(_sele
                               backward_name="NanmedianBackward1")
 
 
+@op_event("aten::nanmedian")
 def nanmedian(input, dim=None, keepdim: bool = False, *, out=None):
     """nanmedian(input) -> Tensor; nanmedian(input, dim, keepdim=False, *, out=None) -> (values, indices)
 

@@ -43,6 +43,8 @@ class Op:
     batched_jvp: tuple = ()
     result: str = "promote"            # dtype policy: promote | float | floating | bool | bool_long | integral | same
     backward_name: str = ""
+    # The profiler's name for a call: PyTorch's, "aten::<name>" unless given.
+    event: str = ""
     # PyTorch names a node per overload (SumBackward0 for a full sum, SumBackward1 over dims):
     # variant -> name; elementwise variants are the operand kinds, 't' tensor, 's' scalar ("st").
     variants: dict = field(default_factory=dict)
@@ -70,6 +72,8 @@ def register(op: Op) -> Op:
         op.vjp = tuple(_one_of(op.vjp_all, i, op.nin) for i in range(op.nin))
     if not op.backward_name:
         op.backward_name = _camel(op.name) + "Backward0"
+    if not op.event:
+        op.event = "aten::" + op.name
     OPS[op.name] = op
     return op
 
@@ -95,7 +99,7 @@ def _tagged(rule, d):
 
 def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jvp=None,
                 result: str = "promote", differentiable: bool = True, bool_ok: bool = True,
-                backward_name: str = "", variants=None) -> Op:
+                backward_name: str = "", variants=None, event: str = "") -> Op:
     """Declare an elementwise op from its scalar ``math``.
 
     Give either ``d`` (the local derivative per input, from which both rules follow) or explicit
@@ -114,7 +118,7 @@ def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jv
     return register(Op(name=name, nin=nin, math=math, vjp=tuple(vjp or (None,) * nin),
                        jvp=tuple(jvp or (None,) * nin), result=result,
                        differentiable=differentiable and any(r is not None for r in (vjp or ())),
-                       bool_ok=bool_ok, backward_name=backward_name, variants=variants or {}))
+                       bool_ok=bool_ok, backward_name=backward_name, variants=variants or {}, event=event))
 
 
 def not_implemented(name: str, nin: int) -> dict:

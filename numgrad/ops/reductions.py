@@ -216,7 +216,7 @@ _plans = Memo()
 def run_reduction(op, x, dim=None, keepdim=False, dtype=None, name=None):
     """Reduce ``x`` over ``dim`` (None or (): all dims) with ``op``; records the tape entry."""
     if _profiler.enabled:
-        return _profiler.timed("aten::" + (name or op.name), _run_reduction, op, x, dim, keepdim, dtype, name)
+        return _profiler.timed("aten::" + name if name else op.event, _run_reduction, op, x, dim, keepdim, dtype, name)
     dc = dim.__class__
     if x._storage.device is CPU and not tape._dual_levels[0] and (
             dim is None or dc is int or (dc is tuple or dc is list) and all_ints(dim)):

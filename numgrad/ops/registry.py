@@ -177,7 +177,8 @@ def run_elementwise(op: Op, inputs: tuple, out=None, inplace: bool = False):
                     out._bump_version()
                     return out
     if _profiler.enabled:
-        return _profiler.timed("aten::" + op.name, _run_elementwise, op, inputs, out, inplace)
+        # PyTorch names an in-place op after its method: aten::add_.
+        return _profiler.timed(op.event + "_" if inplace else op.event, _run_elementwise, op, inputs, out, inplace)
     return _run_elementwise(op, inputs, out, inplace)
 
 

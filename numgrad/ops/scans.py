@@ -11,6 +11,7 @@ from .registry import backend, write_out as _write_out
 from .records import primitive
 from ..creation import zeros
 from .functional_elementwise import where
+from ..autograd.profiler import op_event
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin"]
 
@@ -97,6 +98,7 @@ def _scan(op, x, dim, dtype, out):
     return _write_out(result, out, op.name)
 
 
+@op_event("aten::cumsum")
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(input, dim, *, dtype=None, out=None) -> Tensor
 
@@ -104,6 +106,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     return _scan(_cumsum, input, dim, dtype, out)
 
 
+@op_event("aten::cumprod")
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(input, dim, *, dtype=None, out=None) -> Tensor
 

@@ -20,6 +20,7 @@ from .registry import write_out
 from ..dtypes import torch_type_name
 from .records import primitive
 from ..creation import ones, tensor, zeros
+from ..autograd.profiler import op_event
 
 __all__ = ["scatter_reduce", "index_reduce"]
 
@@ -165,6 +166,7 @@ def _jvp_src(t, ans, x, src, dim, index, reduce, include_self):
 _scatter_reduce_op = primitive("scatter_reduce", 2, vjp=(_vjp_input, _vjp_src), jvp=(_jvp_input, _jvp_src))
 
 
+@op_event("aten::scatter_reduce")
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """scatter_reduce(input, dim, index, src, reduce, *, include_self=True) -> Tensor
 
@@ -212,6 +214,7 @@ def _index_as_scatter(input, dim, index, source, reduce):
     return d, idx.reshape([-1 if k == d else 1 for k in range(x.ndim)]).expand(src._shape)
 
 
+@op_event("aten::index_reduce")
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None) -> Tensor
 

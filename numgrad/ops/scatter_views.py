@@ -8,6 +8,7 @@ from ..creation import zeros
 from .registry import write_out
 from .records import primitive
 from . import splitting as _splitting
+from ..autograd.profiler import op_event
 
 __all__ = ["slice_scatter", "select_scatter", "diagonal_scatter", "as_strided_scatter", "split_with_sizes"]
 
@@ -71,6 +72,7 @@ def _scatter(name: str, input, src, params: dict):
     return record_result(_SCATTER_OPS[name], (input, src), out, params)
 
 
+@op_event("aten::slice_scatter")
 def slice_scatter(input, src, dim: int = 0, start=None, end=None, step: int = 1, *, out=None):
     """slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None) -> Tensor
 
@@ -79,6 +81,7 @@ def slice_scatter(input, src, dim: int = 0, start=None, end=None, step: int = 1,
     return write_out(_scatter("slice_scatter", input, src, params), out, "slice_scatter")
 
 
+@op_event("aten::select_scatter")
 def select_scatter(input, src, dim: int, index: int, *, out=None):
     """select_scatter(input, src, dim, index, *, out=None) -> Tensor
 
@@ -86,6 +89,7 @@ def select_scatter(input, src, dim: int, index: int, *, out=None):
     return write_out(_scatter("select_scatter", input, src, {"dim": dim, "index": index}), out, "select_scatter")
 
 
+@op_event("aten::diagonal_scatter")
 def diagonal_scatter(input, src, offset: int = 0, dim1: int = 0, dim2: int = 1, *, out=None):
     """diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None) -> Tensor
 
@@ -106,6 +110,7 @@ def _copy_layout(input):
     return tuple(reversed(strides))
 
 
+@op_event("aten::as_strided_scatter")
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
     """as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None) -> Tensor
 
@@ -166,6 +171,7 @@ def _copying_form(name: str):
             return tuple(_fresh(v, input) for v in views)
         return write_out(_fresh(views, input), out, name)
     view_name = name[:-len("_copy")]
+    fn = op_event("aten::" + name)(fn)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"{name}(input, ...) -> Tensor\n\nThe result of :func:`{view_name}` in freshly allocated "
                   f"contiguous memory instead of a view of ``input``.")

@@ -12,6 +12,8 @@ from .reductions import (amax_op, amin_op, check_nonempty, evenly_jvp, evenly_vj
 from .registry import backend, write_out as _write_out
 from .records import primitive
 from ..creation import arange, full
+from ..autograd import profiler as _profiler
+from ..autograd.profiler import op_event
 
 __all__ = ["max", "min", "argmax", "argmin", "median", "mode"]
 
@@ -92,7 +94,8 @@ def _max_or_min(x, dim, keepdim, out, is_max):
     if dim is None:
         values = run_reduction(amax_op if is_max else amin_op, _plain(x), None, False, name=name)
         return _write_out(tape.record_result(_max_all if is_max else _min_all, (x,), values), out, name)
-    values, indices = _select(_max_dim if is_max else _min_dim, "argext", name, x, dim, keepdim, is_max)
+    values, indices = _profiler.timed("aten::" + name, _select, _max_dim if is_max else _min_dim, "argext", name, x,
+                                      dim, keepdim, is_max)
     if out is not None:
         _write_out(values, out[0], name)
         _write_out(indices, out[1], name)
@@ -118,6 +121,7 @@ def _arg(x, dim, keepdim, is_max, out):
     return _write_out(idx, out, name)
 
 
+@op_event("aten::argmax")
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(input, dim=None, keepdim=False, *, out=None) -> LongTensor
 
@@ -126,6 +130,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _arg(input, dim, keepdim, True, out)
 
 
+@op_event("aten::argmin")
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(input, dim=None, keepdim=False, *, out=None) -> LongTensor
 
@@ -134,6 +139,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     return _arg(input, dim, keepdim, False, out)
 
 
+@op_event("aten::median")
 def median(input, dim=None, keepdim=False):
     """median(input) -> Tensor; median(input, dim, keepdim=False) -> (values, indices)
 
@@ -154,6 +160,7 @@ def median(input, dim=None, keepdim=False):
     return return_types["median"](*_select(_median_dim, "median", "median", input, dim, keepdim))
 
 
+@op_event("aten::mode")
 def mode(input, dim=-1, keepdim=False):
     """mode(input, dim=-1, keepdim=False) -> (values, indices)
 

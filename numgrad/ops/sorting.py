@@ -21,6 +21,7 @@ from .registry import check_out_grad
 from ..dtypes import torch_type_name
 from .records import primitive
 from ..creation import tensor, zeros
+from ..autograd.profiler import op_event
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "msort", "unique", "unique_consecutive", "searchsorted",
            "bucketize", "bincount", "histc"]
@@ -95,6 +96,7 @@ def _sorted(input, dim, descending, k, op):
 
 
 @on_host
+@op_event("aten::sort")
 def sort(input, dim=-1, descending=False, stable=False, *, out=None):
     """sort(input, dim=-1, descending=False, stable=False) -> (Tensor, LongTensor)
 
@@ -116,6 +118,7 @@ def _write_out(result, out):
 
 
 @on_host
+@op_event("aten::argsort")
 def argsort(input, dim=-1, descending=False, stable=False):
     """argsort(input, dim=-1, descending=False, stable=False) -> LongTensor: the indices that
     sort ``input`` along ``dim``."""
@@ -123,12 +126,14 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 @on_host
+@op_event("aten::msort")
 def msort(input):
     """msort(input) -> Tensor: ``input`` sorted along dim 0."""
     return sort(input, 0).values
 
 
 @on_host
+@op_event("aten::topk")
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """topk(input, k, dim=-1, largest=True, sorted=True) -> (Tensor, LongTensor)
 
@@ -147,6 +152,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 
 
 @on_host
+@op_event("aten::kthvalue")
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """kthvalue(input, k, dim=-1, keepdim=False) -> (Tensor, LongTensor): the ``k``-th smallest
     element along ``dim`` and its index."""

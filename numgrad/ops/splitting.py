@@ -13,6 +13,7 @@ from ..dtypes import torch_type_name
 from .records import primitive
 from .slice_views import slice_view as _slice
 from .movement import cat, stack
+from ..autograd.profiler import op_event
 
 __all__ = ["unbind", "split", "chunk", "tensor_split", "hsplit", "vsplit", "dsplit"]
 
@@ -66,6 +67,7 @@ def _multi_view(input, op, geometry, params, variant=None):
     return tuple(pieces)
 
 
+@op_event("aten::unbind")
 def unbind(input, dim=0):
     """unbind(input, dim=0) -> tuple of Tensors: every slice along ``dim``, with that dim
     removed (views of ``input``)."""
@@ -104,14 +106,25 @@ def split(tensor, split_size_or_sections, dim=0):
     if nd == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = shapes.normalize_dim(dim, nd)
-    size = tensor._shape[d]
     if isinstance(sections, int):
-        if sections < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={sections}")
-        if sections == 0 and size:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        sizes = [min(sections, size - i) for i in range(0, size, sections)] if size else [0]
-        return _split_views(tensor, d, sizes, None)
+        return _split_equally(tensor, d, sections)
+    return _split_with_sizes(tensor, d, sections)
+
+
+@op_event("aten::split")
+def _split_equally(tensor, d, split_size):
+    size = tensor._shape[d]
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    if split_size == 0 and size:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+    sizes = [min(split_size, size - i) for i in range(0, size, split_size)] if size else [0]
+    return _split_views(tensor, d, sizes, None)
+
+
+@op_event("aten::split_with_sizes")
+def _split_with_sizes(tensor, d, sections):
+    size = tensor._shape[d]
     sizes = [shapes._as_index(n, "split_sizes") for n in sections]
     if any(n < 0 for n in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
@@ -122,6 +135,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return _split_views(tensor, d, sizes, "sizes")
 
 
+@op_event("aten::chunk")
 def chunk(input, chunks, dim=0):
     """chunk(input, chunks, dim=0) -> tuple of Tensors: at most ``chunks`` pieces of equal size
     along ``dim`` (the last may be smaller; fewer pieces when sizes round up)."""
@@ -139,6 +153,7 @@ def chunk(input, chunks, dim=0):
     return split(input, -(-size // chunks), d)
 
 
+@op_event("aten::tensor_split")
 def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None):
     """tensor_split(input, indices_or_sections, dim=0) -> tuple of Tensors: ``sections`` pieces
     of near-equal size (the first ``size % sections`` one longer), or the pieces between the
@@ -198,18 +213,21 @@ def _split_numpy_style(input, indices_or_sections, dim, name, min_dims):
     return tensor_split(input, arg, dim)
 
 
+@op_event("aten::hsplit")
 def hsplit(input, indices_or_sections):
     """hsplit(input, indices_or_sections) -> tuple of Tensors: :func:`tensor_split` along dim 1
     (dim 0 for a 1-D tensor); an int must divide that dim evenly."""
     return _split_numpy_style(input, indices_or_sections, 1 if input.ndim > 1 else 0, "hsplit", 1)
 
 
+@op_event("aten::vsplit")
 def vsplit(input, indices_or_sections):
     """vsplit(input, indices_or_sections) -> tuple of Tensors: :func:`tensor_split` along dim 0
     of a tensor of at least 2 dims; an int must divide that dim evenly."""
     return _split_numpy_style(input, indices_or_sections, 0, "vsplit", 2)
 
 
+@op_event("aten::dsplit")
 def dsplit(input, indices_or_sections):
     """dsplit(input, indices_or_sections) -> tuple of Tensors: :func:`tensor_split` along dim 2
     of a tensor of at least 3 dims; an int must divide that dim evenly."""

@@ -22,6 +22,7 @@ from ..dtypes import torch_type_name
 from .records import primitive
 from ..creation import ones
 from .matrix_functions import _pnorm_jvp, _pnorm_vjp, vector_norm
+from ..autograd.profiler import op_event
 
 __all__ = ["mean", "var", "std", "var_mean", "std_mean", "dist", "logsumexp", "count_nonzero",
            "nansum", "nanmean"]
@@ -60,6 +61,7 @@ _mean_op = primitive(
 _plans = Memo()
 
 
+@op_event("aten::mean")
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """mean(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
 
@@ -207,6 +209,7 @@ def _var_tangent(t, x, dims, keepdim, correction):
     return sum(_var_grad(one, x, dims, True, correction) * t, dims, keepdim)
 
 
+@op_event("aten::var")
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """var(input, dim=None, unbiased=True, keepdim=False, *, correction=1, out=None) -> Tensor
 
@@ -218,6 +221,7 @@ def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     return _write_out(r, out, "var")
 
 
+@op_event("aten::std")
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """std(input, dim=None, unbiased=True, keepdim=False, *, correction=1, out=None) -> Tensor
 
@@ -301,6 +305,7 @@ _dist_op = primitive("dist", 2, vjp=(_dist_vjp, lambda g, ans, x, y, p: -_dist_v
                      jvp=(_dist_jvp, lambda t, ans, x, y, p: -_dist_jvp(t, ans, x, y, p)))
 
 
+@op_event("aten::dist")
 def dist(input, other, p=2):
     """dist(input, other, p=2) -> Tensor: the p-norm of ``input - other`` (broadcast)."""
     p = float(p)
@@ -311,6 +316,7 @@ def dist(input, other, p=2):
     return record_result(_dist_op, (input, other), r, {"p": p})
 
 
+@op_event("aten::logsumexp")
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(input, dim, keepdim=False, *, out=None) -> Tensor
 

@@ -3,7 +3,7 @@ history (for later in-place writes) and its forward-mode tangent, and how an in-
 rewrites its input's own metadata."""
 from __future__ import annotations
 
-from ..autograd import inplace as _inplace, tape
+from ..autograd import inplace as _inplace, profiler as _profiler, tape
 from ..autograd.inplace import adopts_base_grad, check_inplace
 from ..autograd.grad_mode import _state as _grad_state
 from ..tensor import Tensor
@@ -15,6 +15,7 @@ _new = Tensor._make
 def make_view(x, op, shape, strides, offset=None, params=None, variant=None):
     """A view of ``x`` with ``shape``, ``strides`` and ``offset`` (x's own when None), recorded as
     ``op`` with ``params`` (named by ``variant``) when autograd sees it."""
+    start = _profiler.now_us() if _profiler.enabled else None
     out = _new(x._storage, shape if shape.__class__ is tuple else tuple(shape),
                strides if strides.__class__ is tuple else tuple(strides), x._offset if offset is None else offset,
                x.dtype)
@@ -37,6 +38,9 @@ def make_view(x, op, shape, strides, offset=None, params=None, variant=None):
     elif x._base is not None and x._view_meta is not None:
         # Only views carry a mark; the slot read first is the cheaper one.
         _inplace.mark_view(x, out, op, variant)
+    if start is not None:
+        # Before the tangent: its rule runs ops, which the event, having no children, cannot hold.
+        _profiler.leaf_event(op.event, start)
     if _dual_levels[0] and x._fw_tangent is not None:
         tape.forward_jvp(op, (x,), out, params)
     return out

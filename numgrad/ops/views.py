@@ -15,6 +15,7 @@ from .records import primitive
 from .slice_views import alias
 from .view_tracking import inplace_view, make_view
 from .reductions import sum_to
+from ..autograd.profiler import op_event
 
 __all__ = ["view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "permute", "transpose",
            "t", "flatten", "movedim", "swapaxes", "swapdims", "unflatten", "view_as", "reshape_as", "squeeze_",
@@ -98,6 +99,7 @@ def _parse_with_neg(shape):
     return tuple(shapes._as_index(s) for s in shape)
 
 
+@op_event("aten::reshape")
 def reshape(input, *shape):
     """Returns a tensor with the given shape: a view when strides allow, otherwise a copy."""
     if not shape:
@@ -301,6 +303,7 @@ def squeeze(input, dim=None):
                       variant=None if dim is None else "dims" if isinstance(dim, (tuple, list)) else "dim")
 
 
+@op_event("aten::flatten")
 def flatten(input, start_dim=0, end_dim=-1):
     """Flattens dims ``start_dim`` .. ``end_dim`` into one (a view when possible)."""
     nd = input.ndim

@@ -17,6 +17,7 @@ from ...dtypes import torch_type_name
 from ...ops.records import OPS, primitive
 from ...random import exponential_ as _exponential_, uniform_ as _uniform_
 from ...shapes import normalize_dim
+from ...autograd.profiler import op_event
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "leaky_relu_", "gelu", "sigmoid", "tanh", "softmax",
            "log_softmax", "softmin", "softplus", "silu", "elu", "elu_", "hardtanh", "hardtanh_", "logsigmoid",
@@ -107,6 +108,7 @@ def relu_(input):
     return run_in_place(_RELU, input, (), _RELU)
 
 
+@op_event("aten::relu6")
 def relu6(input, inplace: bool = False):
     """relu6(input, inplace=False) -> Tensor: min(max(x, 0), 6)."""
     return hardtanh(input, 0.0, 6.0, inplace)
@@ -335,6 +337,7 @@ def threshold_(input, threshold: float, value: float):
     return _threshold(input, threshold, value, True)
 
 
+@op_event("aten::glu")
 def glu(input, dim: int = -1):
     """glu(input, dim=-1) -> Tensor: a * sigmoid(b), where a and b are the two halves of
     ``input`` along ``dim``."""
@@ -367,6 +370,7 @@ def prelu(input, weight):
     return run_elementwise(_PRELU, (input, w))
 
 
+@op_event("aten::rrelu")
 def rrelu(input, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False, inplace: bool = False):
     """rrelu(input, lower=1/8, upper=1/3, training=False, inplace=False) -> Tensor: x if x > 0
     else a * x, with a drawn uniformly from [lower, upper] per element in training and

@@ -14,6 +14,7 @@ from ...dtypes import torch_type_name
 from ...shapes import broadcast_shapes, prod
 from .common import dropout as _dropout, linear
 from .padding import pad
+from ...autograd.profiler import op_event
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -109,6 +110,7 @@ def _fused(query, key, value, attn_mask, is_causal, scale):
     return fused_attention(q, k, v, mask, scale, is_causal, heads)
 
 
+@op_event("aten::scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
                                  scale=None, enable_gqa: bool = False):
     """scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False) -> Tensor

@@ -17,11 +17,13 @@ from ...ops.sorting import bincount
 from ...autograd.grad_mode import no_grad
 from ...random import bernoulli_
 from ...random.factories import empty_in_memory_order
+from ...autograd.profiler import op_event
 
 __all__ = ["linear", "bilinear", "embedding", "embedding_bag", "one_hot", "dropout", "alpha_dropout",
            "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "normalize"]
 
 
+@op_event("aten::linear")
 def linear(input, weight, bias=None):
     """linear(input, weight, bias=None) -> Tensor: input @ weight.T + bias, with ``weight`` of
     shape (out_features, in_features)."""
@@ -72,6 +74,7 @@ def _rows(weight, indices):
     return index_select(weight, 0, indices.reshape(-1)).reshape(tuple(indices.shape) + (weight.shape[1],))
 
 
+@op_event("aten::embedding")
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type: float = 2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False):
     """embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False)
@@ -169,6 +172,7 @@ def _size(t):
     return f"torch.Size({list(t.shape)})"
 
 
+@op_event("aten::one_hot")
 def one_hot(tensor, num_classes: int = -1):
     """one_hot(tensor, num_classes=-1) -> LongTensor: a trailing dim of size ``num_classes`` with
     a 1 at each value's position (``num_classes`` defaults to max + 1)."""
@@ -219,6 +223,7 @@ def _dropout(input, p: float, training: bool, inplace: bool, feature: bool = Fal
     return input.copy_(out) if inplace else out
 
 
+@op_event("aten::dropout")
 def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
     """dropout(input, p=0.5, training=True, inplace=False) -> Tensor
 

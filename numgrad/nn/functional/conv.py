@@ -18,6 +18,7 @@ from ...ops.records import primitive
 from ...ops.windows3d import Geometry3, col2vol, vol2col
 from .padding import pad
 from ...creation import tensor
+from ...autograd.profiler import op_event
 
 __all__ = ["conv1d", "conv2d", "conv3d", "unfold", "fold", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"]
 
@@ -69,6 +70,7 @@ def _batched(input, ndim: int, name: str):
                        f"input of size: {list(input.shape)}")
 
 
+@op_event("aten::conv2d")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
 
@@ -80,6 +82,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     return out.squeeze(0) if unbatched else out
 
 
+@op_event("aten::conv1d")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
 
@@ -139,6 +142,7 @@ def _check_conv(x, weight, bias, groups):
     _check_dtypes(x, weight, bias)
 
 
+@op_event("aten::conv3d")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
 
@@ -431,6 +435,7 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode):
     return _geometry(x, kernel, stride, padding, _pair(dilation, "dilation"), ceil_mode)
 
 
+@op_event("aten::max_pool2d")
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)
@@ -449,6 +454,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out, (idx.squeeze(0) if unbatched else idx)
 
 
+@op_event("aten::avg_pool2d")
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override=None):
     """avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)
@@ -511,6 +517,7 @@ def _divisors(g, count_include_pad, like):
     return tensor([[h * w for w in ws] for h in hs], dtype=like.dtype, device=like.device)
 
 
+@op_event("aten::max_pool1d")
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)"""
@@ -522,6 +529,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return r.squeeze(-2)
 
 
+@op_event("aten::avg_pool1d")
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True):
     """avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True)"""

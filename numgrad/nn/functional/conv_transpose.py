@@ -12,6 +12,7 @@ from ...ops.records import primitive
 from ...ops.windows3d import Geometry3
 from .conv import (_WIDE_BELOW, _as4, _batched, _check_dtypes, _conv_input_grad, _correlate, _out_shape, _require_float,
                    _weight_from_windows, _windows)
+from ...autograd.profiler import op_event
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
 
@@ -134,6 +135,7 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
     return out.squeeze(0) if unbatched else out
 
 
+@op_event("aten::conv_transpose1d")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1):
     """conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
@@ -143,6 +145,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
 
 
+@op_event("aten::conv_transpose2d")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1):
     """conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
@@ -153,6 +156,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
 
 
+@op_event("aten::conv_transpose3d")
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1):
     """conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ...autograd.profiler import op_event
 from ...ops import functional_elementwise as _E
 from ...ops.ctc import ctc_loss_per_sample
 from .loss import _check_reduction
@@ -57,6 +58,7 @@ def _target_rows(targets, target_lengths, batch, classes):
     return rows
 
 
+@op_event("aten::ctc_loss")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0, reduction: str = "mean",
              zero_infinity: bool = False):
     """ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean',

@@ -9,6 +9,7 @@ from ...ops.composites import broadcast_tensors
 from ...ops.index_sets import triu_indices
 from ...ops.matrix_functions import vector_norm
 from ...dtypes import torch_type_name
+from ...autograd.profiler import op_event
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 
@@ -21,6 +22,7 @@ def _norm(x, p, dim, keepdim):
     return vector_norm(x, p, dim, keepdim)
 
 
+@op_event("aten::cosine_similarity")
 def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     """cosine_similarity(x1, x2, dim=1, eps=1e-8) -> Tensor
 
@@ -39,6 +41,7 @@ def cosine_similarity(x1, x2, dim: int = 1, eps: float = 1e-8):
     return ((x1 / (n1 + lift1)) * (x2 / (n2 + lift2))).sum(dim)
 
 
+@op_event("aten::pairwise_distance")
 def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
     """pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False) -> Tensor
 
@@ -47,6 +50,7 @@ def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool =
     return _norm(x1 - x2 + eps, p, last, keepdim)
 
 
+@op_event("aten::pdist")
 def pdist(input, p: float = 2):
     """pdist(input, p=2) -> Tensor
 

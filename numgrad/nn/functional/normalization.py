@@ -14,6 +14,7 @@ from ...ops.registry import require_floating, run_elementwise
 from ...dtypes import torch_type_name
 from ...ops.records import OPS, primitive
 from .padding import pad as _pad
+from ...autograd.profiler import op_event
 
 __all__ = ["layer_norm", "batch_norm", "group_norm", "instance_norm", "rms_norm", "local_response_norm"]
 
@@ -93,6 +94,7 @@ def _check_param_dtypes(input, *params):
                                f"{torch_type_name(p.dtype)}")
 
 
+@op_event("aten::layer_norm")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     """layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5) -> Tensor
 
@@ -124,6 +126,7 @@ def _like_input(out, input):
     return out if out.dtype is input.dtype else out.to(input.dtype)
 
 
+@op_event("aten::batch_norm")
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5):
     """batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5)
@@ -286,6 +289,7 @@ def _torch_size(size):
     return f"torch.Size({list(size)})"
 
 
+@op_event("aten::group_norm")
 def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
     """group_norm(input, num_groups, weight=None, bias=None, eps=1e-5) -> Tensor
 
@@ -315,6 +319,7 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
                                                          "eps": eps, "mean": mean, "rstd": rstd})
 
 
+@op_event("aten::instance_norm")
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats: bool = True,
                   momentum: float = 0.1, eps: float = 1e-5):
     """instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-5)
@@ -346,6 +351,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return out.view(input.shape)
 
 
+@op_event("aten::rms_norm")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(input, normalized_shape, weight=None, eps=None) -> Tensor
 

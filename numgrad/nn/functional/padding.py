@@ -5,6 +5,7 @@ from ... import dtypes
 from ...ops.nn import constant_pad
 from ...ops.padding import index_pad, source_indices
 from ...creation import tensor
+from ...autograd.profiler import op_event
 
 __all__ = ["pad"]
 
@@ -15,6 +16,7 @@ _COMBINATIONS = ("Supported combinations for non-constant padding:\n"
                  "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
 
 
+@op_event("aten::pad")
 def pad(input, pad, mode: str = "constant", value=None):
     """pad(input, pad, mode='constant', value=None) -> Tensor
 

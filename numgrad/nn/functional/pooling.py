@@ -15,6 +15,7 @@ from ...ops.windows3d import adaptive_argmax, col2vol, pick, place, vol2col, win
 from .activation import relu
 from .conv import _batched, _geometry3, _pair, _require_float, _single, _triple, avg_pool1d, avg_pool2d
 from ...creation import tensor
+from ...autograd.profiler import op_event
 
 __all__ = ["avg_pool3d", "max_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
            "adaptive_max_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d",
@@ -33,6 +34,7 @@ def _pool_geometry3(x, kernel_size, stride, padding, dilation, ceil_mode):
     return _geometry3(x, kernel, stride, padding, _triple(dilation, "dilation"), ceil_mode)
 
 
+@op_event("aten::max_pool3d")
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)
@@ -85,6 +87,7 @@ _avg_pool3d = primitive(
     jvp=(lambda t, ans, x, geom, divisor: _window_means(t, geom, divisor),))
 
 
+@op_event("aten::avg_pool3d")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override=None):
     """avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)
@@ -125,6 +128,7 @@ def _check_adaptive_input(input, n: int, name: str):
                                f"but input has sizes {list(input.shape)} with dimension {d} being empty")
 
 
+@op_event("aten::adaptive_avg_pool3d")
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(input, output_size) -> Tensor
 
@@ -175,6 +179,7 @@ def _adaptive_max(input, output_size, return_indices, n: int):
     return (out, indices.reshape(shape)) if return_indices else out
 
 
+@op_event("aten::adaptive_max_pool1d")
 def adaptive_max_pool1d(input, output_size, return_indices: bool = False):
     """adaptive_max_pool1d(input, output_size, return_indices=False)
 
@@ -186,6 +191,7 @@ def adaptive_max_pool1d(input, output_size, return_indices: bool = False):
     return (out[0].squeeze(-2), out[1].squeeze(-2)) if return_indices else out.squeeze(-2)
 
 
+@op_event("aten::adaptive_max_pool2d")
 def adaptive_max_pool2d(input, output_size, return_indices: bool = False):
     """adaptive_max_pool2d(input, output_size, return_indices=False)
 
@@ -194,6 +200,7 @@ def adaptive_max_pool2d(input, output_size, return_indices: bool = False):
     return _adaptive_max(input, output_size, return_indices, 2)
 
 
+@op_event("aten::adaptive_max_pool3d")
 def adaptive_max_pool3d(input, output_size, return_indices: bool = False):
     """adaptive_max_pool3d(input, output_size, return_indices=False)
 
@@ -283,6 +290,7 @@ def _unpool_size(output_size, default, stride, n, ndim):
     return size
 
 
+@op_event("aten::max_unpool1d")
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
 
@@ -293,6 +301,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
                        2).squeeze(-1)
 
 
+@op_event("aten::max_unpool2d")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
 
@@ -301,6 +310,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
+@op_event("aten::max_unpool3d")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
 

@@ -11,6 +11,7 @@ from ...dtypes import torch_type_name
 from ...ops.records import primitive
 from .distance import pairwise_distance
 from .loss import _check_reduction, _check_weights_constant, _legacy_reduction, _reduce, _run_loss
+from ...autograd.profiler import op_event
 
 __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "multi_margin_loss", "multilabel_margin_loss"]
@@ -19,6 +20,7 @@ __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss
 _NORM_EPSILON = 1e-12
 
 
+@op_event("aten::margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_average=None, reduce=None,
                         reduction: str = "mean"):
     """margin_ranking_loss(input1, input2, target, margin=0, reduction='mean') -> Tensor
@@ -32,6 +34,7 @@ def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_averag
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
+@op_event("aten::hinge_embedding_loss")
 def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean"):
     """hinge_embedding_loss(input, target, margin=1.0, reduction='mean') -> Tensor
@@ -46,6 +49,7 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
     return _reduce(below_margin + _E.where(target != -1, input, 0), reduction)
 
 
+@op_event("aten::cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_average=None, reduce=None,
                           reduction: str = "mean"):
     """cosine_embedding_loss(input1, input2, target, margin=0, reduction='mean') -> Tensor
@@ -83,6 +87,7 @@ def _triplet(anchor, positive, negative, distance, margin, swap, reduction):
     return _reduce((margin + distance(anchor, positive) - to_negative).clamp_min(0), reduction)
 
 
+@op_event("aten::triplet_margin_loss")
 def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: float = 2, eps: float = 1e-6,
                         swap: bool = False, size_average=None, reduce=None, reduction: str = "mean"):
     """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction='mean')
@@ -163,6 +168,7 @@ _multi_margin_loss = primitive("multi_margin_loss", 3, backward_name="MultiMargi
                                vjp=(_multi_margin_vjp, None, None), jvp=(_multi_margin_jvp, None, None))
 
 
+@op_event("aten::multi_margin_loss")
 def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=None, size_average=None,
                       reduce=None, reduction: str = "mean"):
     """multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction='mean') -> Tensor
@@ -229,6 +235,7 @@ _multilabel_margin_loss = primitive("multilabel_margin_loss", 2, backward_name="
                                     vjp=(_multilabel_margin_vjp, None), jvp=(_multilabel_margin_jvp, None))
 
 
+@op_event("aten::multilabel_margin_loss")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
     """multilabel_margin_loss(input, target, reduction='mean') -> Tensor
 

@@ -15,6 +15,7 @@ from ...dtypes import torch_type_name
 from ...ops.records import primitive
 from ...ops.resampling import (antialias_taps, area_taps, cubic_taps, grid_sampler, linear_taps, nearest_taps,
                                resample)
+from ...autograd.profiler import op_event
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "grid_sample", "affine_grid",
            "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
@@ -208,6 +209,7 @@ def _check_grid_sample(input, grid, mode):
                            f"{torch_type_name(grid.dtype)}")
 
 
+@op_event("aten::grid_sampler")
 def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros", align_corners=None):
     """grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None) -> Tensor
 
@@ -262,6 +264,7 @@ def _affine_grid_of(theta, size, align_corners):
     return grid.reshape(tuple(size[:1]) + tuple(size[2:]) + (len(size) - 2,))
 
 
+@op_event("aten::affine_grid_generator")
 def affine_grid(theta, size, align_corners=None):
     """affine_grid(theta, size, align_corners=None) -> Tensor
 
@@ -356,6 +359,7 @@ _channel_shuffle = primitive(
     jvp=(lambda t, ans, x, groups: channel_shuffle(t, groups),))
 
 
+@op_event("aten::pixel_shuffle")
 def pixel_shuffle(input, upscale_factor: int):
     """pixel_shuffle(input, upscale_factor) -> Tensor
 
@@ -368,6 +372,7 @@ def pixel_shuffle(input, upscale_factor: int):
     return record_result(_pixel_shuffle, (input,), _shuffle_pixels(plain(input), r), {"upscale_factor": r})
 
 
+@op_event("aten::pixel_unshuffle")
 def pixel_unshuffle(input, downscale_factor: int):
     """pixel_unshuffle(input, downscale_factor) -> Tensor
 
@@ -380,6 +385,7 @@ def pixel_unshuffle(input, downscale_factor: int):
     return record_result(_pixel_unshuffle, (input,), _unshuffle_pixels(plain(input), r), {"downscale_factor": r})
 
 
+@op_event("aten::channel_shuffle")
 def channel_shuffle(input, groups: int):
     """channel_shuffle(input, groups) -> Tensor
 

@@ -12,6 +12,7 @@ from ... import dtypes
 from ...autograd.grad_mode import no_grad as _no_grad
 from ...creation import zeros as _zeros
 from ...ops import pooling as _ops_pooling
+from ...autograd.profiler import op_event
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_dropout", "feature_dropout_",
@@ -231,6 +232,7 @@ def adaptive_max_pool1d(input, output_size):
     return _pooling.adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
+@op_event("aten::constant_pad_nd")
 def constant_pad_nd(input, pad, value=0):
     """constant_pad_nd(input, pad, value=0) -> Tensor: pads (or, with negative amounts, crops) the last dims."""
     return _padding.pad(input, pad, "constant", value)

@@ -56,7 +56,7 @@ _GELU_K = math.sqrt(2.0 / math.pi)
 _GELU_C = 0.044715
 
 
-def _activation(name, math_fn, backward_math, dd, *, nparams=0, reads_result=False, backward_name=""):
+def _activation(name, math_fn, backward_math, dd, *, nparams=0, reads_result=False, backward_name="", event=""):
     """Declare ``name(x, *params)`` and ``name_backward(g, x, *params)``; ``dd(x, *params)`` is
     the second derivative in numgrad ops (None where it is zero). With ``reads_result`` the
     backward also reads the forward's result, as a first parameter: ``name_backward(g, x, y)``."""
@@ -74,7 +74,7 @@ def _activation(name, math_fn, backward_math, dd, *, nparams=0, reads_result=Fal
         vjp = (lambda g, ans, x, *p: run_elementwise(bw, (g, x) + p),) + (None,) * nparams
         jvp = (lambda t, ans, x, *p: run_elementwise(bw, (t, x) + p),) + (None,) * nparams
     return elementwise(name, math_fn, nin=1 + nparams, result="floating", vjp=vjp, jvp=jvp,
-                       backward_name=backward_name)
+                       backward_name=backward_name, event=event)
 
 
 # gelu = x Phi(x), Phi from erfc: 1 + erf(x) cancels in the negative tail. Its derivative is
@@ -195,7 +195,8 @@ def _hardtanh_backward(g, x, lo, hi):
 
 
 _activation("gelu", _gelu, _gelu_backward, _gelu_dd, reads_result=True)
-_activation("gelu_tanh", _gelu_tanh, _gelu_tanh_backward, _gelu_tanh_dd, backward_name="GeluBackward0")
+_activation("gelu_tanh", _gelu_tanh, _gelu_tanh_backward, _gelu_tanh_dd, backward_name="GeluBackward0",
+            event="aten::gelu")
 _activation("silu", _silu, _silu_backward, _silu_dd)
 _activation("log_sigmoid", _log_sigmoid, _log_sigmoid_backward, _log_sigmoid_dd)
 _activation("leaky_relu", _leaky_relu, _leaky_relu_backward, None, nparams=1)
@@ -362,7 +363,7 @@ _activation("softshrink", _softshrink, _shrink_backward, None, nparams=1)
 _activation("hardshrink", _hardshrink, _shrink_backward, None, nparams=1)
 # "threshold_backward" is ReLU's kernel; in place, the node reads a copy of the input.
 _activation("threshold_value", _threshold, _threshold_backward, None, nparams=2,
-            backward_name="ThresholdBackward0").variants["inplace"] = "ThresholdBackward1"
+            backward_name="ThresholdBackward0", event="aten::threshold").variants["inplace"] = "ThresholdBackward1"
 # rrelu's slope is a scalar in eval and a tensor of random slopes in training: leaky_relu's math.
 _activation("rrelu_with_noise", _leaky_relu, _leaky_relu_backward, None, nparams=1)
 # prelu's slope is a learnable tensor, broadcast over the channels.

@@ -20,7 +20,7 @@ elementwise("add", lambda x, y: x + y, nin=2,
 elementwise("add_scaled", lambda x, y, a: scaled_add(x, y, a), nin=3,
             vjp=(lambda g, ans, x, y, a: g, lambda g, ans, x, y, a: g * a, None),
             jvp=(lambda t, ans, x, y, a: t, lambda t, ans, x, y, a: t * a, None),
-            backward_name="AddBackward0")
+            backward_name="AddBackward0", event="aten::add")
 elementwise("sub", lambda x, y: x - y, nin=2, bool_ok=False,
             vjp=(lambda g, ans, x, y: g, lambda g, ans, x, y: -g),
             jvp=(lambda t, ans, x, y: t, lambda t, ans, x, y: -t), variants={"st": "RsubBackward1"})

@@ -82,7 +82,7 @@ def _round_decimals(x, decimals):
 
 
 elementwise("round_decimals", _round_decimals, nin=2, result="floating", vjp=(zero, None), jvp=(zero, None),
-            backward_name="RoundBackward1")
+            backward_name="RoundBackward1", event="aten::round")
 trunc = unary(elementwise("trunc", _trunc, bool_ok=False, vjp=(zero,), jvp=(zero,)),
               "Each element rounded towards zero.")
 fix = alias(trunc, "fix")
