@@ -64,6 +64,7 @@ from .random import (Generator, manual_seed, seed, initial_seed, get_rng_state, 
                      default_generator, rand, randn, randint, randperm, normal, bernoulli, rand_like,
                      randn_like, randint_like, multinomial, poisson)
 from . import autograd
+from . import profiler
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, \
     is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enabled, set_anomaly_enabled
