@@ -100,6 +100,7 @@ class profile:
         self.activities = set(activities) if activities else {ProfilerActivity.CPU}
         self.schedule = schedule or _record_every_step
         self.on_trace_ready = on_trace_ready
+        self.record_shapes = record_shapes
         self.step_num = 0
         self.current_action = self.schedule(0)
         self._recorder = None
@@ -135,7 +136,7 @@ class profile:
             self._begin_window()
 
     def _begin_window(self) -> None:
-        self._recorder = _autograd_profiler.profile()
+        self._recorder = _autograd_profiler.profile(record_shapes=self.record_shapes)
         self._recorder.__enter__()
 
     def _end_window(self) -> None:

@@ -80,3 +80,43 @@ def test_record_function_as_decorator():
         f(ng.ones(2))
     block = [e for e in prof.function_events if e.name == "block"][0]
     assert [c.name for c in block.cpu_children] == ["aten::mul"]
+
+
+def test_record_shapes_groups_by_input_shape():
+    x, w = ng.ones(5, 3, 8, 8), ng.ones(4, 3, 3, 3)
+    with profiler.profile(record_shapes=True) as prof:
+        ng.nn.functional.conv2d(x, w)
+        ng.nn.functional.conv2d(x[:2], w)
+        x.flatten(1) + 2.0
+    rows = {(e.key, str(e.input_shapes)): e.count for e in prof.key_averages(group_by_input_shape=True)}
+    assert rows[("aten::conv2d", "[[5, 3, 8, 8], [4, 3, 3, 3]]")] == 1
+    assert rows[("aten::conv2d", "[[2, 3, 8, 8], [4, 3, 3, 3]]")] == 1
+    assert rows[("aten::add", "[[5, 192], []]")] == 1
+    assert prof.key_averages().table().split("\n")[1].split()[-3:] == ["#", "of", "Calls"]
+    grouped = prof.key_averages(group_by_input_shape=True).table(sort_by="count")
+    assert grouped.split("\n")[1].endswith("Input Shapes  ")
+    assert "[[5, 3, 8, 8], [4, 3, 3, 3]]" in grouped
+    with profiler.profile() as prof:
+        x + 1
+    assert prof.function_events[0].input_shapes == []
+
+
+def test_recorded_shapes_are_pytorchs_tensor_operands():
+    # PyTorch records every argument of the aten op (options too, as []); numgrad the operands,
+    # which are PyTorch's list up to its trailing options.
+    torch = pytest.importorskip("torch")
+
+    def calls(lib):
+        x, w, a, b = lib.ones(2, 3, 8, 8), lib.ones(4, 3, 3, 3), lib.ones(4, 5), lib.ones(5, 6)
+        return [lambda: lib.nn.functional.conv2d(x, w), lambda: x + 2.0, lambda: x.sum(1),
+                lambda: lib.matmul(a, b), lambda: x.transpose(0, 1)]
+
+    for ours, theirs in zip(calls(ng), calls(torch)):
+        with profiler.profile(record_shapes=True) as prof:
+            ours()
+        with torch.profiler.profile(record_shapes=True) as tprof:
+            theirs()
+        got = [e for e in prof.function_events if e.cpu_parent is None][0]
+        want = [e for e in tprof.events() if e.cpu_parent is None][0]
+        assert got.name == want.name
+        assert got.input_shapes == want.input_shapes[:len(got.input_shapes)]

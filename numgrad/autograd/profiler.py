@@ -25,10 +25,10 @@ def _now_us() -> float:
 class FunctionEvent:
     """One timed call: its name, thread, start and end (microseconds) and the calls it made."""
 
-    __slots__ = ("id", "name", "thread", "start_us", "end_us", "cpu_children", "cpu_parent")
+    __slots__ = ("id", "name", "thread", "start_us", "end_us", "cpu_children", "cpu_parent", "input_shapes")
     count = 1
 
-    def __init__(self, id: int, name: str, thread: int, start_us: float, parent=None):
+    def __init__(self, id: int, name: str, thread: int, start_us: float, parent=None, input_shapes=()):
         self.id = id
         self.name = name
         self.thread = thread
@@ -36,6 +36,8 @@ class FunctionEvent:
         self.end_us = start_us
         self.cpu_children = []
         self.cpu_parent = parent
+        # With record_shapes: per argument, a tensor's shape or [] for a number.
+        self.input_shapes = list(input_shapes)
 
     @property
     def key(self) -> str:
@@ -59,8 +61,9 @@ class FunctionEvent:
 class FunctionEventAvg:
     """The totals of all events sharing one key (``count`` calls)."""
 
-    def __init__(self, key: str):
+    def __init__(self, key: str, input_shapes=None):
         self.key = key
+        self.input_shapes = input_shapes
         self.count = 0
         self.cpu_time_total = 0.0
         self.self_cpu_time_total = 0.0
@@ -84,6 +87,7 @@ class FunctionEventAvg:
                 f"cpu_time={_format_time(self.cpu_time_total)} count={self.count}>")
 
 
+_MAX_SHAPES_WIDTH = 80
 _SORT_KEYS = ("cpu_time", "cpu_time_total", "self_cpu_time_total", "self_cpu_time", "count")
 
 
@@ -95,12 +99,14 @@ class EventList(list):
         return sum(e.self_cpu_time_total for e in self)
 
     def key_averages(self, group_by_input_shape: bool = False) -> "EventList":
-        """One :class:`FunctionEventAvg` per event name, in order of first appearance."""
+        """One :class:`FunctionEventAvg` per event name (and, with ``group_by_input_shape``, per
+        list of input shapes recorded with ``record_shapes=True``), in order of first appearance."""
         table = {}
         for e in self:
-            avg = table.get(e.key)
+            key = (e.key, str(e.input_shapes)) if group_by_input_shape else e.key
+            avg = table.get(key)
             if avg is None:
-                avg = table[e.key] = FunctionEventAvg(e.key)
+                avg = table[key] = FunctionEventAvg(e.key, e.input_shapes if group_by_input_shape else None)
             avg.add(e)
         return EventList(table.values())
 
@@ -127,6 +133,12 @@ class EventList(list):
         name_width = min(max([len(e.key) for e in rows] + [4]) + 4, max_name_column_width)
         widths = [name_width] + [12] * 6
         titles = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
+        # Averages grouped by input shape show them, as PyTorch's table does.
+        shapes = [str(e.input_shapes) if getattr(e, "input_shapes", None) is not None else "" for e in rows]
+        with_shapes = any(getattr(e, "input_shapes", None) is not None for e in rows)
+        if with_shapes:
+            widths.append(min(max([len(s) for s in shapes] + [12]) + 4, _MAX_SHAPES_WIDTH))
+            titles.append("Input Shapes")
         rule = "".join("-" * w + "  " for w in widths)
 
         def line(cells):
@@ -136,12 +148,14 @@ class EventList(list):
         if header is not None:
             out += ["=" * len(rule), header]
         out += [rule, line(titles), rule]
-        for e in rows:
+        for e, shape in zip(rows, shapes):
             name = e.key if len(e.key) <= name_width - 3 else e.key[:name_width - 6] + "..."
-            out.append(line([
-                name, _percent(e.self_cpu_time_total, total), _format_time(e.self_cpu_time_total),
-                _percent(e.cpu_time_total, total), _format_time(e.cpu_time_total),
-                _format_time(e.cpu_time), str(e.count)]))
+            cells = [name, _percent(e.self_cpu_time_total, total), _format_time(e.self_cpu_time_total),
+                     _percent(e.cpu_time_total, total), _format_time(e.cpu_time_total),
+                     _format_time(e.cpu_time), str(e.count)]
+            if with_shapes:
+                cells.append(shape if len(shape) <= widths[-1] - 3 else shape[:widths[-1] - 6] + "...")
+            out.append(line(cells))
         out.append(rule)
         out.append(f"Self CPU time total: {_format_time(total)}")
         return "\n".join(out) + "\n"
@@ -171,10 +185,11 @@ def _percent(part: float, whole: float) -> str:
 class _Session:
     """The events of one ``profile()`` block; open events form a stack per thread."""
 
-    def __init__(self):
+    def __init__(self, record_shapes: bool = False):
         self.events = EventList()
         self.local = threading.local()
         self.lock = threading.Lock()
+        self.record_shapes = record_shapes
 
     def _stack(self) -> list:
         stack = getattr(self.local, "stack", None)
@@ -182,24 +197,26 @@ class _Session:
             stack = self.local.stack = []
         return stack
 
-    def _new(self, name: str, start_us: float, stack: list) -> FunctionEvent:
+    def _new(self, name: str, start_us: float, stack: list, args=()) -> FunctionEvent:
         parent = stack[-1] if stack else None
+        shapes = _input_shapes(args) if self.record_shapes else ()
         with self.lock:
-            ev = FunctionEvent(len(self.events), name, threading.get_ident(), start_us, parent)
+            ev = FunctionEvent(len(self.events), name, threading.get_ident(), start_us, parent, shapes)
             self.events.append(ev)
         if parent is not None:
             parent.cpu_children.append(ev)
         return ev
 
-    def begin(self, name: str) -> FunctionEvent:
+    def begin(self, name: str, args=()) -> FunctionEvent:
+        """Opens the event ``name`` of a call with arguments ``args``."""
         stack = self._stack()
-        ev = self._new(name, _now_us(), stack)
+        ev = self._new(name, _now_us(), stack, args)
         stack.append(ev)
         return ev
 
-    def add(self, name: str, start_us: float) -> None:
+    def add(self, name: str, start_us: float, args=()) -> None:
         """A finished event that ran no other op, from ``start_us`` until now."""
-        self._new(name, start_us, self._stack()).end_us = _now_us()
+        self._new(name, start_us, self._stack(), args).end_us = _now_us()
 
     def end(self, ev: FunctionEvent) -> None:
         ev.end_us = _now_us()
@@ -214,7 +231,7 @@ def timed(name: str, fn, /, *args, **kwargs):
     session = _session
     if session is None:
         return fn(*args, **kwargs)
-    ev = session.begin(name)
+    ev = session.begin(name, args)
     try:
         return fn(*args, **kwargs)
     finally:
@@ -226,12 +243,27 @@ def now_us() -> float:
     return _now_us()
 
 
-def leaf_event(name: str, start_us: float) -> None:
-    """Records an op that ran no other op, from ``start_us`` (:func:`now_us`) until now: cheaper
-    for the op than :func:`timed`, as it needs no call around its work."""
+def leaf_event(name: str, start_us: float, args=()) -> None:
+    """Records an op on ``args`` that ran no other op, from ``start_us`` (:func:`now_us`) until
+    now: cheaper for the op than :func:`timed`, as it needs no call around its work."""
     session = _session
     if session is not None:
-        session.add(name, start_us)
+        session.add(name, start_us, args)
+
+
+def _input_shapes(args) -> list:
+    """PyTorch's record of a call's inputs: per tensor its shape, per number or list of numbers
+    [], the elements of a tuple or list of operands in place of it; anything else (an op record,
+    a dtype, a flag) is not an input."""
+    shapes = []
+    for a in args:
+        if isinstance(a, (tuple, list)) and any(hasattr(x, "_storage") for x in a):
+            shapes += _input_shapes(a)
+        elif hasattr(a, "_storage"):
+            shapes.append(list(a._shape))
+        elif isinstance(a, (int, float, tuple, list)) and not isinstance(a, bool):
+            shapes.append([])
+    return shapes
 
 
 def op_event(name: str):
@@ -264,6 +296,7 @@ class profile:
                  with_stack: bool = False, with_modules: bool = False, use_kineto: bool = False,
                  use_cpu: bool = True, experimental_config=None, acc_events: bool = False):
         self.enabled = enabled
+        self.record_shapes = record_shapes
         self._events = None
 
     def __enter__(self):
@@ -272,7 +305,7 @@ class profile:
             return self
         if _session is not None:
             raise RuntimeError("Profiler is already enabled on this thread")
-        _session = _Session()
+        _session = _Session(self.record_shapes)
         enabled = True
         return self
 

@@ -40,7 +40,7 @@ def make_view(x, op, shape, strides, offset=None, params=None, variant=None):
         _inplace.mark_view(x, out, op, variant)
     if start is not None:
         # Before the tangent: its rule runs ops, which the event, having no children, cannot hold.
-        _profiler.leaf_event(op.event, start)
+        _profiler.leaf_event(op.event, start, (x,))
     if _dual_levels[0] and x._fw_tangent is not None:
         tape.forward_jvp(op, (x,), out, params)
     return out
