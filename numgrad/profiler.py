@@ -91,7 +91,7 @@ class profile:
     :meth:`stop`. With a ``schedule``, :meth:`step` marks each training step and only the
     steps it marks for recording are recorded; every finished window goes to
     ``on_trace_ready(prof)``, in which :meth:`events`, :meth:`key_averages` and
-    :meth:`export_chrome_trace` read that window."""
+    :meth:`export_chrome_trace` read that window (every window so far with ``acc_events``)."""
 
     def __init__(self, *, activities=None, schedule=None, on_trace_ready=None, record_shapes: bool = False,
                  profile_memory: bool = False, with_stack: bool = False, with_flops: bool = False,
@@ -99,11 +99,15 @@ class profile:
                  acc_events: bool = False, use_cuda=None, custom_trace_id_callback=None):
         self.activities = set(activities) if activities else {ProfilerActivity.CPU}
         self.schedule = schedule or _record_every_step
+        # With a schedule, each recorded step is a range of its own, ProfilerStep*.
+        self.record_steps = schedule is not None
         self.on_trace_ready = on_trace_ready
         self.record_shapes = record_shapes
+        self.acc_events = acc_events
         self.step_num = 0
         self.current_action = self.schedule(0)
         self._recorder = None
+        self._step_range = None
         self._events = None
 
     def __enter__(self):
@@ -118,14 +122,17 @@ class profile:
         """Begins profiling at the current step."""
         if self.current_action in _RECORDING:
             self._begin_window()
+        self._open_step()
 
     def stop(self) -> None:
         """Ends profiling; a window still recording is finished and handed on."""
+        self._close_step()
         if self._recorder is not None:
             self._end_window()
 
     def step(self) -> None:
         """Marks the end of a training step: the schedule decides what the next one does."""
+        self._close_step()
         previous = self.current_action
         self.step_num += 1
         self.current_action = self.schedule(self.step_num)
@@ -134,6 +141,17 @@ class profile:
             self._end_window()
         if self._recorder is None and self.current_action in _RECORDING:
             self._begin_window()
+        self._open_step()
+
+    def _open_step(self) -> None:
+        if self.record_steps:
+            self._step_range = record_function(f"ProfilerStep#{self.step_num}")
+            self._step_range.__enter__()
+
+    def _close_step(self) -> None:
+        if self._step_range is not None:
+            self._step_range.__exit__(None, None, None)
+            self._step_range = None
 
     def _begin_window(self) -> None:
         self._recorder = _autograd_profiler.profile(record_shapes=self.record_shapes)
@@ -142,12 +160,19 @@ class profile:
     def _end_window(self) -> None:
         recorder, self._recorder = self._recorder, None
         recorder.__exit__(None, None, None)
-        self._events = recorder.function_events
+        if self.acc_events and self._events is not None:
+            self._events = EventList(self._events + recorder.function_events)
+        else:
+            self._events = recorder.function_events
+        for event in self._events:
+            # PyTorch reports the steps under one name, so that they average together.
+            if event.name.startswith("ProfilerStep#"):
+                event.name = "ProfilerStep*"
         if self.on_trace_ready is not None:
             self.on_trace_ready(self)
 
     def events(self) -> EventList:
-        """The events of the last finished window."""
+        """The events of the last finished window (of all of them with ``acc_events``)."""
         if self._events is None:
             raise AssertionError("Profiler didn't finish running")
         return self._events

@@ -119,3 +119,30 @@ def test_the_recipe_prints_pytorchs_ops(tmp_path):
     theirs = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout == theirs.stdout
+
+
+def test_scheduled_steps_are_ranges_as_pytorchs():
+    torch = pytest.importorskip("torch")
+
+    def windows(lib, profiler_module):
+        x, seen = lib.ones(3, requires_grad=True), []
+
+        def ready(prof):
+            seen.append(sorted({e.name for e in prof.events() if e.cpu_parent is None}))
+
+        with profiler_module.profile(schedule=profiler_module.schedule(wait=1, warmup=1, active=2),
+                                     on_trace_ready=ready) as prof:
+            for _ in range(6):
+                (x * 2).sum().backward()
+                prof.step()
+        return seen, [e.key for e in prof.key_averages()]
+
+    assert windows(numgrad, numgrad.profiler) == windows(torch, torch.profiler)
+
+
+def test_acc_events_keeps_every_window():
+    x = numgrad.ones(3, requires_grad=True)
+    for acc, steps in ((False, 2), (True, 4)):
+        with profile(schedule=schedule(wait=0, warmup=1, active=2, repeat=2), acc_events=acc) as prof:
+            _train(prof, 6, x)
+        assert len([e for e in prof.events() if e.name == "train_step"]) == steps
