@@ -18,7 +18,8 @@ enabled = False
 _session = None
 
 
-def _now_us() -> float:
+def now_us() -> float:
+    """The clock of the events' times, in microseconds."""
     return time.perf_counter_ns() / 1000.0
 
 
@@ -134,8 +135,9 @@ class EventList(list):
         widths = [name_width] + [12] * 6
         titles = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
         # Averages grouped by input shape show them, as PyTorch's table does.
-        shapes = [str(e.input_shapes) if getattr(e, "input_shapes", None) is not None else "" for e in rows]
-        with_shapes = any(getattr(e, "input_shapes", None) is not None for e in rows)
+        shapes = [getattr(e, "input_shapes", None) for e in rows]
+        with_shapes = any(s is not None for s in shapes)
+        shapes = [str(s) if s is not None else "" for s in shapes]
         if with_shapes:
             widths.append(min(max([len(s) for s in shapes] + [12]) + 4, _MAX_SHAPES_WIDTH))
             titles.append("Input Shapes")
@@ -210,16 +212,16 @@ class _Session:
     def begin(self, name: str, args=()) -> FunctionEvent:
         """Opens the event ``name`` of a call with arguments ``args``."""
         stack = self._stack()
-        ev = self._new(name, _now_us(), stack, args)
+        ev = self._new(name, now_us(), stack, args)
         stack.append(ev)
         return ev
 
     def add(self, name: str, start_us: float, args=()) -> None:
         """A finished event that ran no other op, from ``start_us`` until now."""
-        self._new(name, start_us, self._stack(), args).end_us = _now_us()
+        self._new(name, start_us, self._stack(), args).end_us = now_us()
 
     def end(self, ev: FunctionEvent) -> None:
-        ev.end_us = _now_us()
+        ev.end_us = now_us()
         stack = self.local.stack
         # Pop down to ev: an exception may have skipped inner ends.
         while stack and stack.pop() is not ev:
@@ -236,11 +238,6 @@ def timed(name: str, fn, /, *args, **kwargs):
         return fn(*args, **kwargs)
     finally:
         session.end(ev)
-
-
-def now_us() -> float:
-    """The clock of the events' times, in microseconds."""
-    return _now_us()
 
 
 def leaf_event(name: str, start_us: float, args=()) -> None:

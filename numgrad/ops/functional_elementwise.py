@@ -256,8 +256,14 @@ def clamp(input, min=None, max=None, *, out=None):
     return run_elementwise(OPS["clamp"], (input, min, max), out)
 
 
-clip = op_event("aten::clip")(clamp)
-clip.__name__ = clip.__qualname__ = "clip"
+def aliased(fn, name: str):
+    """``fn`` under another ``name``, profiled under that name, as PyTorch's aliases are."""
+    named = op_event("aten::" + name)(fn)
+    named.__name__ = named.__qualname__ = name
+    return named
+
+
+clip = aliased(clamp, "clip")
 __all__.append("clip")
 
 

@@ -4,7 +4,6 @@ else. A family module calls the binder right after the op's declaration, with it
 function is exported from ``ops.functional_elementwise`` beside the ones written by hand there."""
 from __future__ import annotations
 
-from ...autograd.profiler import op_event
 from .. import functional_elementwise as _namespace
 from ..registry import run_elementwise
 
@@ -28,8 +27,7 @@ def binary(op, doc: str):
 def alias(fn, name: str):
     """``fn`` exported under ``name`` too (``multiply`` for ``mul``), profiled under that name, as
     PyTorch's aliases are."""
-    named = op_event("aten::" + name)(fn)
-    named.__name__ = named.__qualname__ = name
+    named = _namespace.aliased(fn, name)
     _export(name, named)
     return named
 
