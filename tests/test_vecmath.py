@@ -5,6 +5,7 @@ import os
 
 import numpy as np
 import pytest
+from numba import njit
 
 import numgrad
 from numgrad.ops.elementwise import vecmath
@@ -19,10 +20,16 @@ REFERENCES = {
     "expm1": np.expm1,
     "tanh": np.tanh,
     "sigmoid": lambda x: 1.0 / (1.0 + np.exp(-x)),
+    "sin": np.sin,
+    "cos": np.cos,
+    "erf": lambda x: torch.erf(torch.from_numpy(x)).numpy(),
+    "erfc": lambda x: torch.erfc(torch.from_numpy(x)).numpy(),
 }
 SPECIALS = [0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0, 2.0, 0.5, -0.5, 1e-30, -1e-30, 1e-40,
             -1e-40, 1e-45, 88.7, 88.8, -103.9, -104.0, 710.0, -745.0, 1e-310, -1e-310, 5e-324, 3.4e38,
-            -3.4e38, 1.7e308, -0.9999999, 1e-8, -1e-8, 20.0, -20.0]
+            -3.4e38, 1.7e308, -0.9999999, 1e-8, -1e-8, 20.0, -20.0, 0.99999994, 1.0000001, 9.2, 10.05,
+            10.06, -10.06, 26.5, 27.3, 1.5707964, -1.5707964, 3.1415927, 6.2831855, 1e5, 1.2e22, 2.0 ** 77,
+            -2.0 ** 76, 2.0 ** 100, 1e-20]
 
 
 def _ulp_error32(out, ref):
@@ -120,8 +127,6 @@ def test_noncontiguous_and_grad(name):
 def test_cpu_code_is_the_polynomial_code():
     # A CPU specialization that fails to compile falls back to libm silently: check that each
     # routine compiles and that the kernels run it.
-    from numba import njit
-
     x = np.array([0.3, 1.7, 2.5e-5], dtype=np.float64)
     for name, f64 in [("log", vecmath._log64), ("log1p", vecmath._log1p64)]:
         direct = np.array([njit(f64)(v) for v in x])
@@ -129,8 +134,40 @@ def test_cpu_code_is_the_polynomial_code():
     x32 = x.astype(np.float32)
     direct = np.array([njit(vecmath._expm1_f32)(v) for v in x32], dtype=np.float32)
     np.testing.assert_array_equal(numgrad.expm1(numgrad.tensor(x32)).numpy(), direct)
-    direct = np.array([njit(vecmath._tanh_f32)(v) for v in x32], dtype=np.float32)
-    np.testing.assert_array_equal(numgrad.tanh(numgrad.tensor(x32)).numpy(), direct)
+    for name in ["tanh", "sin", "cos", "erf", "erfc"]:
+        f32 = njit(getattr(vecmath, f"_{name}_f32"))
+        direct = np.array([f32(v) for v in x32], dtype=np.float32)
+        np.testing.assert_array_equal(getattr(numgrad, name)(numgrad.tensor(x32)).numpy(), direct)
+
+
+def test_sin_cos_reduction_constant():
+    # The chunks of 2/pi that reduce sin's and cos's arguments, against an independent 2/pi.
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.prec = 400
+    bits = int(mpmath.floor(2 / mpmath.pi * mpmath.mpf(2) ** 300))
+    assert vecmath._two_over_pi(300) == bits
+    for skip, chunks in [(0, vecmath._TWO_OVER_PI_LOW), (52, vecmath._TWO_OVER_PI_HIGH)]:
+        for j, c in enumerate(chunks):
+            last = skip + 28 * (j + 1)
+            assert c == math.ldexp((bits >> (300 - last)) & ((1 << 28) - 1), -last)
+
+
+def test_compiled_graph_and_gelu_inline_the_polynomial_code():
+    # Bodies declared with inline_math are inlined into fused kernels and into gelu as well.
+    x = numgrad.tensor(np.linspace(-30, 30, 1001, dtype=np.float32))
+    fused = numgrad.compile(lambda t: numgrad.sin(t) * numgrad.erf(t) + numgrad.cos(t))
+    expected = numgrad.sin(x) * numgrad.erf(x) + numgrad.cos(x)
+    np.testing.assert_array_equal(fused(x).numpy(), expected.numpy())
+    y = numgrad.nn.functional.gelu(x).numpy()
+    # Against float64 x Phi(x) from the same float32 argument of erfc (whose rounding the tail
+    # magnifies): PyTorch's float32 1 + erf(x / sqrt 2) cancels there.
+    half_sqrt = np.float32(math.sqrt(0.5))
+    exact = [float(v) * 0.5 * math.erfc(-v * half_sqrt) for v in x.numpy()]
+    np.testing.assert_allclose(y, exact, rtol=4e-7, atol=1e-44)
+    # the float32 erfc's own digits: x Phi(x) with Phi from erfc
+    direct = njit(vecmath._erfc_f32)
+    phi = np.array([direct(np.float32(-v * np.float32(np.sqrt(0.5)))) for v in x.numpy()], dtype=np.float32)
+    np.testing.assert_array_equal(y, x.numpy() * np.float32(0.5) * phi)
 
 
 @pytest.mark.skipif(os.environ.get("NUMGRAD_EXHAUSTIVE") != "1", reason="set NUMGRAD_EXHAUSTIVE=1")

@@ -1,5 +1,5 @@
-"""Elementwise transcendental functions (exp, log, tanh, sigmoid) on large contiguous vectors, in
-numgrad beside NumPy and PyTorch.
+"""Elementwise transcendental functions (exp, log, tanh, sigmoid, sin, cos, erf, gelu) on large
+contiguous vectors, in numgrad beside NumPy and PyTorch (NumPy has no erf or gelu).
 
     python asv_bench/ratios.py transcendental     # prints numgrad / NumPy and numgrad / PyTorch ratios
 """
@@ -8,7 +8,7 @@ import importlib
 import numpy as np
 
 LIBRARIES = ["numgrad", "numpy", "torch"]
-FUNCTIONS = ["exp", "log", "tanh", "sigmoid"]
+FUNCTIONS = ["exp", "log", "tanh", "sigmoid", "sin", "cos", "erf", "gelu"]
 CASES = ["float32-1e6", "float32-1e7", "float64-1e6"]
 
 
@@ -32,6 +32,8 @@ class Transcendental:
         data = rng.uniform(0.01, 12.0, int(float(size))).astype(dtype)
         data[::2] *= -1 if function != "log" else 1
         if library == "numpy":
+            if function in ("erf", "gelu"):
+                raise NotImplementedError(function)
             fn = _numpy_sigmoid if function == "sigmoid" else getattr(np, function)
             self.call = lambda: fn(data)
             return
@@ -42,7 +44,7 @@ class Transcendental:
         if library == "torch":
             lib.set_num_threads(1)
         x = lib.tensor(data)
-        fn = getattr(lib, function)
+        fn = lib.nn.functional.gelu if function == "gelu" else getattr(lib, function)
         self.call = lambda: fn(x)
 
     def time_unary(self, library, function, case):

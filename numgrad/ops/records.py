@@ -51,6 +51,9 @@ class Op:
     kind: str = "elementwise"
     differentiable: bool = True
     bool_ok: bool = True               # may bool tensors be computed in their own dtype?
+    # Kernels inline ``math`` in Numba's IR: LLVM leaves a body past its inlining threshold a
+    # call, which keeps the kernel's loop from vectorizing.
+    inline_math: bool = False
     combine: Optional[Callable] = None    # reductions: acc = combine(acc, x)
     # kernel ops (see ops/kernel_ops.py): argument checks -> Call, and the kernel per device type
     prepare: Optional[Callable] = None
@@ -99,7 +102,7 @@ def _tagged(rule, d):
 
 def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jvp=None,
                 result: str = "promote", differentiable: bool = True, bool_ok: bool = True,
-                backward_name: str = "", variants=None, event: str = "") -> Op:
+                backward_name: str = "", variants=None, event: str = "", inline_math: bool = False) -> Op:
     """Declare an elementwise op from its scalar ``math``.
 
     Give either ``d`` (the local derivative per input, from which both rules follow) or explicit
@@ -107,7 +110,8 @@ def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jv
     ``promote`` (PyTorch's result_type), ``float`` (integers promote to the default float),
     ``floating`` (floating inputs only),
     ``bool`` (compute promoted, return bool), ``bool_long`` (promote, but bool computes in int64,
-    as ``pow(x, 2)`` does) or ``integral`` (bool and integer dtypes only).
+    as ``pow(x, 2)`` does) or ``integral`` (bool and integer dtypes only). ``inline_math``
+    inlines a long vectorizable body into the kernels' loops (see :class:`Op`).
     """
     if d is not None:
         if not isinstance(d, tuple):
@@ -118,7 +122,8 @@ def elementwise(name: str, math: Callable, *, nin: int = 1, d=None, vjp=None, jv
     return register(Op(name=name, nin=nin, math=math, vjp=tuple(vjp or (None,) * nin),
                        jvp=tuple(jvp or (None,) * nin), result=result,
                        differentiable=differentiable and any(r is not None for r in (vjp or ())),
-                       bool_ok=bool_ok, backward_name=backward_name, variants=variants or {}, event=event))
+                       bool_ok=bool_ok, backward_name=backward_name, variants=variants or {}, event=event,
+                       inline_math=inline_math))
 
 
 def not_implemented(name: str, nin: int) -> dict:

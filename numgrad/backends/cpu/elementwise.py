@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange, uint64
 from numgrad.backends.cpu.parallel import parallel_njit
 from numgrad.ops.records import get_op
-_f = njit(error_model="numpy")(get_op({name!r}).math)
+_f = njit(error_model="numpy"{inline})(get_op({name!r}).math)
 _c = np.{compute}
 _K = dict(cache=True, error_model="numpy", nogil=True)
 """
@@ -151,12 +151,12 @@ def fast_kinds(arity: int) -> list:
             if (c.count("s") == 1 or "".join(c).rstrip("s").count("s") == 0) and (arity <= 1 or "u" in c)]
 
 
-def _source(name: str, compute: str, arity: int) -> str:
+def _source(name: str, compute: str, arity: int, inline: bool = False) -> str:
     ks = range(arity)
     branches = "\n    el".join(_branch(c) for c in fast_kinds(arity))
     rest = range(1, arity)
     inplace_branches = "\n    el".join(_branch(c, True) for c in fast_kinds(arity - 1))
-    return _HEADER.format(name=name, compute=compute) + _FLAT.format(
+    return _HEADER.format(name=name, compute=compute, inline=', inline="always"' if inline else "") + _FLAT.format(
         args=", ".join(f"a{k}, o{k}, s{k}" for k in ks),
         branches="    " + branches,
         strided=", ".join(f"_c(a{k}[uint64(o{k} + i * s{k})])" for k in ks),
@@ -180,7 +180,7 @@ def kernels(op, compute_np: np.dtype, arity: int):
     mod = _kernels.get(key)
     if mod is None:
         mod = _kernels[key] = codegen.load_module(
-            f"ew_{op.name}_{compute_np.name}_{arity}", _source(op.name, compute_np.name, arity),
+            f"ew_{op.name}_{compute_np.name}_{arity}", _source(op.name, compute_np.name, arity, op.inline_math),
             depends_on=codegen.source_files(op.math))
     return mod
 

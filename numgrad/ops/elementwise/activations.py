@@ -11,6 +11,7 @@ from ..functional_elementwise import clamp_max, threshold_backward, where
 from ..registry import run_elementwise
 from ..records import OPS, elementwise
 from .arithmetic import abs, sign
+from . import vecmath
 from .binding import unary
 from .exponentials import exp, sigmoid
 from .minmax import _clamp
@@ -56,7 +57,8 @@ _GELU_K = math.sqrt(2.0 / math.pi)
 _GELU_C = 0.044715
 
 
-def _activation(name, math_fn, backward_math, dd, *, nparams=0, reads_result=False, backward_name="", event=""):
+def _activation(name, math_fn, backward_math, dd, *, nparams=0, reads_result=False, backward_name="", event="",
+                inline_math=False):
     """Declare ``name(x, *params)`` and ``name_backward(g, x, *params)``; ``dd(x, *params)`` is
     the second derivative in numgrad ops (None where it is zero). With ``reads_result`` the
     backward also reads the forward's result, as a first parameter: ``name_backward(g, x, y)``."""
@@ -74,15 +76,14 @@ def _activation(name, math_fn, backward_math, dd, *, nparams=0, reads_result=Fal
         vjp = (lambda g, ans, x, *p: run_elementwise(bw, (g, x) + p),) + (None,) * nparams
         jvp = (lambda t, ans, x, *p: run_elementwise(bw, (t, x) + p),) + (None,) * nparams
     return elementwise(name, math_fn, nin=1 + nparams, result="floating", vjp=vjp, jvp=jvp,
-                       backward_name=backward_name, event=event)
+                       backward_name=backward_name, event=event, inline_math=inline_math)
 
 
 # gelu = x Phi(x), Phi from erfc: 1 + erf(x) cancels in the negative tail. Its derivative is
 # Phi(x) + x phi(x), with Phi(x) = y / x read from the result y: a second erfc per element would
-# cost more than the rest of the step (libm's erfc does not vectorize). phi underflows to 0 long
-# before x * x overflows.
+# cost more than the rest of the step. phi underflows to 0 long before x * x overflows.
 def _gelu(x):
-    return x * like(x, 0.5) * math.erfc(-x * like(x, _SQRT1_2))
+    return x * like(x, 0.5) * vecmath.erfc(-x * like(x, _SQRT1_2))
 
 
 def _gelu_backward(g, x, y):
@@ -194,7 +195,7 @@ def _hardtanh_backward(g, x, lo, hi):
     return like(g, 0.0) if x <= lo or x >= hi else g
 
 
-_activation("gelu", _gelu, _gelu_backward, _gelu_dd, reads_result=True)
+_activation("gelu", _gelu, _gelu_backward, _gelu_dd, reads_result=True, inline_math=True)
 _activation("gelu_tanh", _gelu_tanh, _gelu_tanh_backward, _gelu_tanh_dd, backward_name="GeluBackward0",
             event="aten::gelu")
 _activation("silu", _silu, _silu_backward, _silu_dd)

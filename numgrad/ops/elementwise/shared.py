@@ -33,7 +33,7 @@ def magnitude(x):
 
 
 @intrinsic
-def _fused_multiply_add(typingctx, a, b, c):
+def fused_multiply_add(typingctx, a, b, c):
     """a * b + c rounded once (LLVM's fma: the FMA instruction, or libm's fma without one)."""
     if isinstance(a, types.Float) and a == b == c:
         return a(a, b, c), lambda context, builder, sig, args: builder.fma(*args)
@@ -51,7 +51,7 @@ def scaled_add(x, y, a):
 def _scaled_add_typed(x, y, a):
     if isinstance(x, types.Float):
         ty = x
-        return lambda x, y, a: _fused_multiply_add(ty(a), ty(y), x)
+        return lambda x, y, a: fused_multiply_add(ty(a), ty(y), x)
     return lambda x, y, a: x + a * y
 
 
@@ -72,8 +72,8 @@ def _rounded_lerp_typed(s, e, w):
             w = ty(w)
             diff = e - s
             if magnitude(w) < 0.5:
-                return _fused_multiply_add(w, diff, s)
-            return _fused_multiply_add(-diff, ty(1) - w, e)
+                return fused_multiply_add(w, diff, s)
+            return fused_multiply_add(-diff, ty(1) - w, e)
         return lerp
     return lambda s, e, w: s + w * (e - s)
 
@@ -88,7 +88,7 @@ def scaled_product_add(x, a, b, v):
 def _scaled_product_add_typed(x, a, b, v):
     if isinstance(x, types.Float):
         ty = x
-        return lambda x, a, b, v: _fused_multiply_add(ty(v) * a, b, x)
+        return lambda x, a, b, v: fused_multiply_add(ty(v) * a, b, x)
     return lambda x, a, b, v: x + v * a * b
 
 

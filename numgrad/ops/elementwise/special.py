@@ -16,20 +16,18 @@ import numpy as np
 from .. import special_math
 from ..functional_elementwise import polygamma, special_i1, where
 from ..records import elementwise, not_implemented
+from . import vecmath
 from .binding import unary
 from .exponentials import exp
 from .shared import like
 from .trigonometric import cos
 
 
-def _erf(x):
-    return math.erf(x)
-
-
-erf = unary(elementwise("erf", _erf, result="float", d=lambda ans, x: 1.1283791670955126 * exp(-x * x)),
+erf = unary(elementwise("erf", vecmath.erf, result="float", d=lambda ans, x: 1.1283791670955126 * exp(-x * x),
+                        inline_math=True),
             "Error function of each element.")
-erfc = unary(elementwise("erfc", lambda x: math.erfc(x), result="float",
-                         d=lambda ans, x: -1.1283791670955126 * exp(-x * x)),
+erfc = unary(elementwise("erfc", vecmath.erfc, result="float",
+                         d=lambda ans, x: -1.1283791670955126 * exp(-x * x), inline_math=True),
              "Complementary error function of each element.")
 # erfinv and sinc rules recompute from x, as PyTorch's do, so their results may be written in place.
 erfinv = unary(elementwise("erfinv", special_math.erfinv, result="float",

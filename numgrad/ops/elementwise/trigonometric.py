@@ -13,9 +13,9 @@ from .shared import like
 
 _DEG = math.pi / 180.0
 
-sin = unary(elementwise("sin", lambda x: math.sin(x), result="float", d=lambda ans, x: cos(x)),
+sin = unary(elementwise("sin", vecmath.sin, result="float", d=lambda ans, x: cos(x), inline_math=True),
             "Sine of each element.")
-cos = unary(elementwise("cos", lambda x: math.cos(x), result="float", d=lambda ans, x: -sin(x)),
+cos = unary(elementwise("cos", vecmath.cos, result="float", d=lambda ans, x: -sin(x), inline_math=True),
             "Cosine of each element.")
 tan = unary(elementwise("tan", lambda x: math.tan(x), result="float", d=lambda ans, x: 1 + ans * ans),
             "Tangent of each element.")

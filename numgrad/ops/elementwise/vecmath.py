@@ -1,18 +1,21 @@
-"""log, log1p (float32 and float64), expm1, tanh and sigmoid (float32) as branch-free scalar code
-that LLVM vectorizes in CPU kernels, within 1 ulp. Only arithmetic, selects and unsigned integer
-views of the bits are used: a libm call, a float/int conversion or a signed 64-bit shift would
-stop the vectorizer on AVX2 machines. float32 is computed in float64 and rounded once, which
-makes it nearly correctly rounded; other targets (CUDA) run the libm functions."""
+"""log, log1p (float32 and float64), expm1, tanh, sigmoid, erf, erfc, sin and cos (float32) as
+branch-free scalar code that LLVM vectorizes in CPU kernels, within 1 ulp. Only arithmetic,
+selects and unsigned integer views of the bits are used: a libm call, a float/int conversion or a
+signed 64-bit shift would stop the vectorizer on AVX2 machines. float32 is computed in float64
+and rounded once, which makes it nearly correctly rounded; other targets (CUDA) run the libm
+functions."""
 from __future__ import annotations
 
 import math
 from decimal import Decimal, localcontext
 
 import numpy as np
-from numba.extending import register_jitable
+from numba import types
+from numba.extending import intrinsic, register_jitable
 
 from .. import scalar_math
 from ..scalar_math import _exp_parts64
+from .shared import fused_multiply_add as fma
 
 # ln 2 to 40 digits, split so that k * _LN2_HI is exact for every float64 exponent k (|k| < 2**11).
 with localcontext() as _ctx:  # the caller's decimal context is left as it was
@@ -22,6 +25,17 @@ with localcontext() as _ctx:  # the caller's decimal context is left as it was
     _LN2_LO = float(_LN2 - Decimal(_LN2_HI))
 
 _U = np.uint64
+
+
+@intrinsic
+def _select(typingctx, cond, a, b):
+    """``a if cond else b`` as one select instruction. A conditional expression in a body that
+    is inlined into inlined code (erf into gelu into a kernel) trips Numba's SSA pass."""
+    if isinstance(cond, types.Boolean) and isinstance(a, types.Float) and a == b:
+        return a(cond, a, b), lambda context, builder, sig, args: builder.select(*args)
+    return None
+
+
 _MANT_MASK = _U((1 << 52) - 1)
 _SQRT_HALF_BITS = np.float64(math.sqrt(0.5)).view(_U)
 # k + 1024 + 2**52 is read as a float by placing it in the mantissa of 2**52.
@@ -136,6 +150,187 @@ def _sigmoid_f32(x):
     return np.float32(1.0 / (1.0 + (hi + lo) * s1 * s2))
 
 
+# erf and erfc (float32, in float64). On a = |x|: below 1, erf(a) = a P(a**2); from 1 on,
+# erfc(a) = exp(-a**2) G(1 / a). P and G are Chebyshev interpolants written in the power basis:
+# P of erf(a) / a in z = a**2 on [0, 1] (degree 8, relative error 9e-13), G of erfc(a) exp(a**2)
+# on [1, 10.1] in u = (2 / a - (1 / 10.1 + 1)) / (1 - 1 / 10.1) (degree 18, relative error 6e-12).
+# Past 10.1, erfc is below half float32's smallest subnormal: a is clamped there.
+_ERF_P = (
+    1.1283791670946755, -0.3761263888962243, 0.11283791308371346,
+    -0.026866133217784745, 0.005223783412140401, -0.0008542636647544656,
+    0.0001195654689864501, -1.390924464154008e-05, 1.0589143666959874e-06)
+_ERFC_G = (
+    0.2760919452929528, 0.18425859417034243, -0.03679108350565079,
+    0.0030757646208893147, 0.0018604053223394074, -0.0012930935422596577,
+    0.00047238390194575804, -8.574103557803056e-05, -2.6438611667114596e-05,
+    3.486021727003151e-05, -1.9911775339664928e-05, 7.0672291096678595e-06,
+    -1.2360628626370976e-06, 1.056840861373973e-07, 5.457636090891591e-07,
+    -1.1912100633612442e-06, 5.576560062380802e-07, 1.7843922250904143e-07,
+    -1.363987394142896e-07)
+_ERFC_A_MAX = 10.1
+_ERFC_U_SCALE = 2.0 / (1.0 - 1.0 / _ERFC_A_MAX)
+_ERFC_U_SHIFT = (1.0 / _ERFC_A_MAX + 1.0) / (1.0 - 1.0 / _ERFC_A_MAX)
+
+
+@register_jitable
+def _erf_p(z):
+    p0, p1, p2, p3, p4, p5, p6, p7, p8 = _ERF_P
+    h = fma(z, p8, p7)
+    h = fma(z, h, p6)
+    h = fma(z, h, p5)
+    h = fma(z, h, p4)
+    h = fma(z, h, p3)
+    h = fma(z, h, p2)
+    h = fma(z, h, p1)
+    h = fma(z, h, p0)
+    return h
+
+
+@register_jitable
+def _erfc_g(u):
+    (g0, g1, g2, g3, g4, g5, g6, g7, g8, g9, g10, g11, g12, g13, g14, g15, g16, g17, g18) = _ERFC_G
+    h = fma(u, g18, g17)
+    h = fma(u, h, g16)
+    h = fma(u, h, g15)
+    h = fma(u, h, g14)
+    h = fma(u, h, g13)
+    h = fma(u, h, g12)
+    h = fma(u, h, g11)
+    h = fma(u, h, g10)
+    h = fma(u, h, g9)
+    h = fma(u, h, g8)
+    h = fma(u, h, g7)
+    h = fma(u, h, g6)
+    h = fma(u, h, g5)
+    h = fma(u, h, g4)
+    h = fma(u, h, g3)
+    h = fma(u, h, g2)
+    h = fma(u, h, g1)
+    h = fma(u, h, g0)
+    return h
+
+
+@register_jitable(inline="always")
+def _erf_parts(d):
+    """erf(min(|d|, 1)) and erfc(max(|d|, 1)); NaN stays NaN (min and max keep their first
+    argument's NaN)."""
+    a = abs(d)
+    c = min(a, 1.0)
+    below = c * _erf_p(c * c)
+    b = min(max(a, 1.0), _ERFC_A_MAX)
+    hi, lo, s1, s2 = _exp_parts64(-(b * b))
+    return below, (hi * s1 * s2) * _erfc_g(_ERFC_U_SCALE / b - _ERFC_U_SHIFT)
+
+
+@register_jitable
+def _erf_f32(x):
+    d = np.float64(x)
+    below, above = _erf_parts(d)
+    return np.float32(math.copysign(_select(abs(d) < 1.0, below, 1.0 - above), d))
+
+
+@register_jitable
+def _erfc_f32(x):
+    d = np.float64(x)
+    below, above = _erf_parts(d)
+    tail = _select(d < 0.0, 2.0 - above, above)
+    return np.float32(_select(abs(d) < 1.0, 1.0 - math.copysign(below, d), tail))
+
+
+# sin and cos (float32, in float64). With a = |x|, a * 2/pi = k + f, k an integer and |f| <= 1/2:
+# sin(a) is sin(y), cos(y), -sin(y), -cos(y) for k mod 4 = 0, 1, 2, 3, with y = f pi/2. 2/pi is
+# cut into 28-bit chunks c_j, so that each product a c_j is exact (a float32 has 24 bits), and
+# each product is reduced mod 4 exactly; k is the integer nearest the remainders' total, taken
+# out before they are summed, so that cancellation near a multiple of pi/2 loses nothing. For
+# a = M 2**E (M an integer below 2**24) the bits of 2/pi whose product with a is a multiple of
+# 4 can be left out, and those past bit E + 88 weigh below 2**-64: five chunks from bit 1 serve
+# a < 2**77 (E < 54), five from bit 53 the rest of float32's range. sin(y) and cos(y) are
+# Taylor polynomials (truncation below 3e-13 on |y| <= pi/4). Over every float32 input sin, cos
+# and erf are within 0.5000 ulp and erfc within 0.5001 (NUMGRAD_EXHAUSTIVE=1 tests/test_vecmath.py).
+def _two_over_pi(bits: int) -> int:
+    """floor(2/pi * 2**bits), from Machin's formula pi = 16 atan(1/5) - 4 atan(1/239) in integers."""
+    one = 1 << (bits + 64)
+
+    def atan_inv(n):
+        total, term, k = 0, one // n, 1
+        while term:
+            total += term // k if k % 4 == 1 else -(term // k)
+            term //= n * n
+            k += 2
+        return total
+    pi = 16 * atan_inv(5) - 4 * atan_inv(239)  # pi * 2**(bits + 64), to within a few units
+    return (2 * one << bits) // pi
+
+
+def _chunks_of_two_over_pi(skip: int, n: int = 5, width: int = 28) -> tuple:
+    """Bits skip + 1 ... skip + n * width of 2/pi as n floats of ``width`` bits each."""
+    last = skip + n * width
+    bits = _two_over_pi(last)
+    return tuple(math.ldexp((bits >> (last - skip - width * (j + 1))) & ((1 << width) - 1),
+                            -(skip + width * (j + 1))) for j in range(n))
+
+
+_TWO_OVER_PI_LOW = _chunks_of_two_over_pi(0)
+_TWO_OVER_PI_HIGH = _chunks_of_two_over_pi(52)
+_HIGH_FROM = 2.0 ** 77
+_TWO54 = 2.0 ** 54
+_RINT = 1.5 * 2.0 ** 52  # x + _RINT - _RINT rounds |x| < 2**51 to an integer
+_SIN = tuple((-1) ** i / math.factorial(2 * i + 1) for i in range(1, 7))
+_COS = tuple((-1) ** i / math.factorial(2 * i) for i in range(2, 8))
+
+
+@register_jitable
+def _mod4(v):
+    """v mod 4 in [-2, 2], exactly, for an exact product v >= 0: past 2**54 v is a multiple of 4,
+    below, v + 2**54 rounds to one (its ulp is 4)."""
+    v = min(v, _TWO54)
+    return v - ((v + _TWO54) - _TWO54)
+
+
+@register_jitable(inline="always")
+def _sin_cos_parts(d):
+    """(sin(y), cos(y), k mod 4) with |d| = (k + y / (pi/2)) pi/2, |y| <= pi/4 (about)."""
+    a = abs(d)
+    high = a >= _HIGH_FROM
+    l0, l1, l2, l3, l4 = _TWO_OVER_PI_LOW
+    h0, h1, h2, h3, h4 = _TWO_OVER_PI_HIGH
+    r0 = _mod4(a * _select(high, h0, l0))
+    r1 = _mod4(a * _select(high, h1, l1))
+    r2 = _mod4(a * _select(high, h2, l2))
+    r3 = _mod4(a * _select(high, h3, l3))
+    r4 = _mod4(a * _select(high, h4, l4))
+    k = ((((r0 + r1) + (r2 + r3)) + r4) + _RINT) - _RINT
+    f = ((((r0 - k) + r1) + r2) + r3) + r4
+    q = k - 4.0 * (((k * 0.25 - 0.375) + _RINT) - _RINT)
+    y = f * (math.pi / 2)
+    z = y * y
+    s1, s2, s3, s4, s5, s6 = _SIN
+    c2, c3, c4, c5, c6, c7 = _COS
+    t = fma(z, fma(z, fma(z, fma(z, fma(z, s6, s5), s4), s3), s2), s1)
+    sin_y = fma(y * z, t, y)
+    t = fma(z, fma(z, fma(z, fma(z, fma(z, c7, c6), c5), c4), c3), c2)
+    cos_y = fma(z, fma(z, t, -0.5), 1.0)
+    return sin_y, cos_y, q
+
+
+@register_jitable
+def _sin_f32(x):
+    d = np.float64(x)
+    sin_y, cos_y, q = _sin_cos_parts(d)
+    v = _select(abs(q - 2.0) == 1.0, cos_y, sin_y)
+    v = _select(q >= 2.0, -v, v)
+    # d - d is NaN for inf and NaN; it is added before the sign so that sin(-0.0) is -0.0.
+    return np.float32(math.copysign(1.0, d) * (v + (d - d)))
+
+
+@register_jitable
+def _cos_f32(x):
+    d = np.float64(x)
+    sin_y, cos_y, q = _sin_cos_parts(d)
+    v = _select(abs(q - 2.0) == 1.0, sin_y, cos_y)
+    return np.float32(_select(abs(q - 1.5) < 1.0, -v, v) + (d - d))
+
+
 def _f32_via_f64(f64):
     @register_jitable
     def f32(x):
@@ -160,6 +355,15 @@ _expm1 = _specialized(_libm_expm1, _expm1_f32, _libm_expm1)
 # precision and range, which float64 itself cannot.
 _tanh = _specialized(scalar_math.tanh, _tanh_f32, scalar_math.tanh)
 _sigmoid = _specialized(scalar_math.sigmoid, _sigmoid_f32, scalar_math.sigmoid)
+# float64 erf, erfc, sin and cos keep libm's: the float32 routines lean on float64's precision.
+_libm_erf = register_jitable(lambda x: math.erf(x))
+_libm_erfc = register_jitable(lambda x: math.erfc(x))
+_libm_sin = register_jitable(lambda x: math.sin(x))
+_libm_cos = register_jitable(lambda x: math.cos(x))
+_erf = _specialized(_libm_erf, _erf_f32, _libm_erf)
+_erfc = _specialized(_libm_erfc, _erfc_f32, _libm_erfc)
+_sin = _specialized(_libm_sin, _sin_f32, _libm_sin)
+_cos = _specialized(_libm_cos, _cos_f32, _libm_cos)
 
 
 # Module-level wrappers: kernels that inline them are keyed on this file's contents.
@@ -191,3 +395,28 @@ def tanh(x):
 def sigmoid(x):
     """The logistic function ``1 / (1 + exp(-x))`` of ``x``."""
     return _sigmoid(x)
+
+
+# erf and erfc inline in the functions that call them (gelu): each is past LLVM's threshold.
+@register_jitable(inline="always")
+def erf(x):
+    """The error function of ``x``."""
+    return _erf(x)
+
+
+@register_jitable(inline="always")
+def erfc(x):
+    """``1 - erf(x)``, accurate where erf is near 1."""
+    return _erfc(x)
+
+
+@register_jitable
+def sin(x):
+    """The sine of ``x`` (radians)."""
+    return _sin(x)
+
+
+@register_jitable
+def cos(x):
+    """The cosine of ``x`` (radians)."""
+    return _cos(x)
