@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import shapes
 from ..backends import codegen
-from ..backends.cpu.elementwise import operand_loads
+from ..backends.cpu.elementwise import operand_loads, scalar_function
 from ..backends.cpu.parallel import use_parallel
 from ..backends.iteration import plan
 from ..dtypes import scalar_as
@@ -56,10 +56,6 @@ def _const(value, dtype) -> str:
     return f"np.{dtype.numpy.name}({int(c)})"
 
 
-def _inline(name: str) -> str:
-    return ", inline='always'" if OPS[name].inline_math else ""
-
-
 def _body(graph, outputs, leaves) -> tuple:
     """The scalar body's source (after its constants and op bindings) and the op names it calls."""
     names, consts, body = {}, {}, []
@@ -78,7 +74,7 @@ def _body(graph, outputs, leaves) -> tuple:
         body.append(f"    v{node.out} = {_cast(graph.dtypes[node.out], expr)}")
     ret = ", ".join(f"v{v}" for v in outputs) + ("," if len(outputs) == 1 else "")
     src = ([f"{k} = {literal}" for literal, k in consts.items()]
-           + [f"{f} = njit(error_model='numpy'{_inline(n)})(get_op({n!r}).math)" for n, f in names.items()]
+           + [f"{f} = {scalar_function(n, OPS[n].inline_math)}" for n, f in names.items()]
            + ["", "", "@njit(error_model='numpy')", f"def body({', '.join(f'v{v}' for v in leaves)}):"]
            + body + [f"    return {ret}"])
     return "\n".join(src) + "\n", list(names)

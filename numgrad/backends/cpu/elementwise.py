@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange, uint64
 from numgrad.backends.cpu.parallel import parallel_njit
 from numgrad.ops.records import get_op
-_f = njit(error_model="numpy"{inline})(get_op({name!r}).math)
+_f = {scalar}
 _c = np.{compute}
 _K = dict(cache=True, error_model="numpy", nogil=True)
 """
@@ -151,12 +151,19 @@ def fast_kinds(arity: int) -> list:
             if (c.count("s") == 1 or "".join(c).rstrip("s").count("s") == 0) and (arity <= 1 or "u" in c)]
 
 
+def scalar_function(name: str, inline: bool) -> str:
+    """Source compiling op ``name``'s scalar math for a kernel's loops, inlined in Numba's IR
+    where the op declares ``inline_math``."""
+    options = ', inline="always"' if inline else ""
+    return f'njit(error_model="numpy"{options})(get_op({name!r}).math)'
+
+
 def _source(name: str, compute: str, arity: int, inline: bool = False) -> str:
     ks = range(arity)
     branches = "\n    el".join(_branch(c) for c in fast_kinds(arity))
     rest = range(1, arity)
     inplace_branches = "\n    el".join(_branch(c, True) for c in fast_kinds(arity - 1))
-    return _HEADER.format(name=name, compute=compute, inline=', inline="always"' if inline else "") + _FLAT.format(
+    return _HEADER.format(name=name, compute=compute, scalar=scalar_function(name, inline)) + _FLAT.format(
         args=", ".join(f"a{k}, o{k}, s{k}" for k in ks),
         branches="    " + branches,
         strided=", ".join(f"_c(a{k}[uint64(o{k} + i * s{k})])" for k in ks),
