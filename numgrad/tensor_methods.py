@@ -193,8 +193,9 @@ for _mod in (_composites, _covariance, _quantiles):
         setattr(Tensor, _name, _method(getattr(_mod, _name)))
 Tensor.renorm_ = _inplace(_composites.renorm, "renorm")
 Tensor.rot90 = _method(_rot90)
-Tensor.__matmul__ = lambda self, other: _linalg.matmul(self, other)
-Tensor.__rmatmul__ = lambda self, other: _linalg.matmul(other, self)
+# Other operand types get NotImplemented, so that Python raises its TypeError as for PyTorch.
+Tensor.__matmul__ = lambda self, other: _linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+Tensor.__rmatmul__ = lambda self, other: _linalg.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
 Tensor.__imatmul__ = lambda self, other: inplace_apply(self, lambda x, y: _linalg.matmul(x, y), (other,), {})
 
 

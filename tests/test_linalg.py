@@ -78,6 +78,22 @@ def test_matmul_errors():
         numgrad.bmm(T(arr(2, 3)), T(arr(3, 2)))
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda m, v: numgrad.matmul(m, 3), r"matmul\(\): argument 'other' \(position 2\) must be Tensor, not int"),
+    (lambda m, v: numgrad.matmul([1], m), r"matmul\(\): argument 'input' \(position 1\) must be Tensor, not list"),
+    (lambda m, v: numgrad.mm(m, 2.0), r"mm\(\): argument 'mat2' \(position 2\) must be Tensor, not float"),
+    (lambda m, v: numgrad.bmm(m, None), r"bmm\(\): argument 'mat2' \(position 2\) must be Tensor, not NoneType"),
+    (lambda m, v: numgrad.mv(m, [1, 2]), r"mv\(\): argument 'vec' \(position 2\) must be Tensor, not list"),
+    (lambda m, v: numgrad.dot(v, 1), r"dot\(\): argument 'tensor' \(position 2\) must be Tensor, not int"),
+    (lambda m, v: m @ 3, r"unsupported operand type\(s\) for @: 'Tensor' and 'int'"),
+    (lambda m, v: [1, 2] @ m, r"unsupported operand type\(s\) for @: 'list' and 'Tensor'"),
+])
+def test_products_refuse_non_tensors(call, message):
+    # PyTorch's TypeErrors, not an AttributeError from inside the product.
+    with pytest.raises(TypeError, match=message):
+        call(T(arr(2, 2)), T(arr(2)))
+
+
 def test_product_family():
     a, b, v, w = arr(2, 3), arr(3, 4), arr(3), arr(2)
     assert_close(numgrad.mm(T(a), T(b)), a @ b)

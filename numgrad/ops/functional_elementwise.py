@@ -18,7 +18,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from ..autograd import tape
 from ..autograd.profiler import op_event
-from .registry import check_out, check_out_grad, run_elementwise
+from .registry import check_out, check_out_grad, check_tensor_arguments, run_elementwise
 from ..dtypes import torch_type_name
 from .records import OPS
 
@@ -396,14 +396,6 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     return run_elementwise(OPS["nan_to_num"], (input, values[2], values[0], values[1]), out)
 
 
-def _check_tensors(name, first=1, **args):
-    # PyTorch's binding takes no Python numbers for these arguments (``first`` is the position
-    # of the first one named).
-    for pos, (arg, x) in enumerate(args.items(), first):
-        if not isinstance(x, Tensor):
-            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
-
-
 @_public
 def logit(input, eps=None, *, out=None):
     """logit(input, eps=None, *, out=None) -> Tensor
@@ -421,7 +413,7 @@ def polygamma(n, input, *, out=None):
         raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not {type(n).__name__}")
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    _check_tensors("polygamma", 2, input=input)
+    check_tensor_arguments("polygamma", 2, input=input)
     return run_elementwise(OPS["polygamma"], (int(n), input), out)
 
 
@@ -430,7 +422,7 @@ def heaviside(input, values, *, out=None):
     """heaviside(input, values, *, out=None) -> Tensor
 
     The Heaviside step: 0 where input < 0, ``values`` where input == 0, 1 where input > 0."""
-    _check_tensors("heaviside", input=input, values=values)
+    check_tensor_arguments("heaviside", input=input, values=values)
     if input.dtype != values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return run_elementwise(OPS["heaviside"], (input, values), out)
@@ -441,7 +433,7 @@ def copysign(input, other, *, out=None):
     """copysign(input, other, *, out=None) -> Tensor
 
     The magnitude of ``input`` with the sign of ``other`` (a tensor or a number), as floats."""
-    _check_tensors("copysign", input=input)
+    check_tensor_arguments("copysign", input=input)
     return run_elementwise(OPS["copysign"], (input, other), out)
 
 
@@ -450,7 +442,7 @@ def logaddexp2(input, other, *, out=None):
     """logaddexp2(input, other, *, out=None) -> Tensor
 
     log2(2**input + 2**other) of each pair, computed without overflow."""
-    _check_tensors("logaddexp2", input=input, other=other)
+    check_tensor_arguments("logaddexp2", input=input, other=other)
     return run_elementwise(OPS["logaddexp2"], (input, other), out)
 
 
@@ -459,7 +451,7 @@ def nextafter(input, other, *, out=None):
     """nextafter(input, other, *, out=None) -> Tensor
 
     The next representable floating-point value after ``input`` towards ``other``."""
-    _check_tensors("nextafter", input=input, other=other)
+    check_tensor_arguments("nextafter", input=input, other=other)
     rt = dtypes.result_type(input, other)
     if not rt.is_floating_point:
         # Checked here: the format-width operand must not decide the compute dtype.
@@ -472,7 +464,7 @@ def ldexp(input, other, *, out=None):
     """ldexp(input, other, *, out=None) -> Tensor
 
     input * 2 ** other, elementwise."""
-    _check_tensors("ldexp", input=input, other=other)
+    check_tensor_arguments("ldexp", input=input, other=other)
     return run_elementwise(OPS["ldexp"], (input, other), out)
 
 

@@ -9,7 +9,7 @@ from ..devices import CPU
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..autograd.grad_mode import _state as _grad_state
-from .registry import check_devices, write_out as _write_out
+from .registry import check_devices, check_tensor_arguments, write_out as _write_out
 from ..dtypes import torch_type_name
 from .records import primitive
 from ..storage import Storage
@@ -153,7 +153,12 @@ def _check_mm(input, mat2):
 
 def mm(input, mat2, *, out=None):
     """mm(input, mat2) -> Tensor: the product of an (n x m) and an (m x p) matrix."""
-    if len(input._shape) != 2 or len(mat2._shape) != 2:
+    try:
+        matrices = len(input._shape) == 2 and len(mat2._shape) == 2
+    except AttributeError:
+        check_tensor_arguments("mm", input=input, mat2=mat2)
+        raise
+    if not matrices:
         _check_mm(input, mat2)
     r = _mm(input, mat2)
     return r if out is None else _write_product(r, out, "mm")
@@ -167,7 +172,12 @@ def _mm(a, b):
         plan = _plans.get((a.dtype, b.dtype, a._shape, a._strides, b._shape, b._strides))
         if plan:
             r = plan(a, b)
-            if _grad_state.enabled and tape.should_record((a, b)):
+            # What should_record needs first (a view records only once its base requires grad):
+            # products of tensors outside autograd stop here.
+            if _grad_state.enabled and (a._requires_grad or b._requires_grad
+                                        or a._base is not None and a._base._requires_grad
+                                        or b._base is not None and b._base._requires_grad) \
+                    and tape.should_record((a, b)):
                 tape.record(_mm_op, (a, b), r)
             if _dual_levels[0] and (a._fw_tangent is not None or b._fw_tangent is not None):
                 tape.forward_jvp(_mm_op, (a, b), r)
@@ -194,6 +204,7 @@ def _check_bmm(batch1, batch2, kernel="bmm"):
 
 def bmm(input, mat2, *, out=None):
     """bmm(input, mat2) -> Tensor: batched product of (b x n x m) and (b x m x p) tensors."""
+    check_tensor_arguments("bmm", input=input, mat2=mat2)
     _check_bmm(input, mat2)
     b, n, _ = input._shape
     return _write_product(_product(_bmm_op, input, mat2, (b, n, mat2._shape[2])), out, "bmm")
@@ -202,6 +213,7 @@ def bmm(input, mat2, *, out=None):
 @op_event("aten::mv")
 def mv(input, vec, *, out=None):
     """mv(input, vec) -> Tensor: the product of an (n x m) matrix and a vector of size m."""
+    check_tensor_arguments("mv", input=input, vec=vec)
     _check_mv(input, vec)
     _check_same_dtype(input, vec, "addmv_impl_cpu")
     return _write_product(tape.record_result(_mv_op, (input, vec), _raw_mv(input, vec)), out, "mv")
@@ -215,6 +227,7 @@ _mv_op = primitive("mv", 2, vjp=(lambda g, ans, a, v: g.unsqueeze(1) * v, lambda
 @op_event("aten::dot")
 def dot(input, tensor, *, out=None):
     """dot(input, tensor) -> Tensor: the inner product of two 1-D tensors (no broadcasting)."""
+    check_tensor_arguments("dot", input=input, tensor=tensor)
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
     if input.dtype is not tensor.dtype:
@@ -251,7 +264,11 @@ def matmul(input, other, *, out=None):
     1-D x 1-D is a dot product; a 1-D operand is treated as a row (first) or column (second)
     vector and that dim is removed afterwards; operands of 3 or more dims are stacks of
     matrices whose batch dims broadcast."""
-    da, db = len(input._shape), len(other._shape)
+    try:
+        da, db = len(input._shape), len(other._shape)
+    except AttributeError:
+        check_tensor_arguments("matmul", input=input, other=other)
+        raise
     if da == 2 and db == 2:
         r = _mm(input, other)
         return r if out is None else _write_product(r, out, "matmul")

@@ -82,6 +82,14 @@ def _as_operand(x, Tensor):
     raise TypeError(f"expected Tensor or Number as argument, but got {type(x).__name__}")
 
 
+def check_tensor_arguments(name, first=1, **args):
+    """PyTorch's TypeError for an argument of op ``name`` that must be a tensor and is not
+    (a Python number, a list); ``first`` is the position of the first argument named."""
+    for pos, (arg, x) in enumerate(args.items(), first):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+
+
 def check_devices(tensors):
     """All tensors on one device, except 0-d CPU tensors, which PyTorch treats as scalars."""
     dev = None

@@ -161,21 +161,19 @@ def bmm_plan(a, b, out_shape, wrap):
         else:
             _bmm_loop(x, y, ia, ib, buf.reshape(o_shape), ta, tb)
         return wrap(buf)
-    if batch:
+    if batch or not blas.available():
         return run
     m, n, k = out_shape[0], out_shape[1], a._shape[-1]
+    witness = blas.int_witness()
 
     def run_matrices(a, b):
         # Plain matrices (the common case) skip building 3-d views of the operands.
-        if not blas.available():
-            return run(a, b)
         try:
             buf = empty(n_out, dt)
         except MemoryError:
             raise out_of_memory(n_out * item) from None
         note_blas(work)
-        _mm_blas(a._storage.data, a._offset, b._storage.data, b._offset, buf, m, n, k, ta, tb,
-                 blas.int_witness())
+        _mm_blas(a._storage.data, a._offset, b._storage.data, b._offset, buf, m, n, k, ta, tb, witness)
         return wrap(buf)
     return run_matrices
 

@@ -104,11 +104,13 @@ def register_blas_threads(setter, default: int) -> None:
 def note_blas(work: int) -> None:
     """Record a BLAS/LAPACK call of ``work`` multiply-adds, which may wake OpenBLAS's threads;
     the library runs one thread while other processes leave no core free."""
+    if work < _BLAS_THREADED_WORK:
+        return  # OpenBLAS runs a call this small on one thread, whatever its count
     free = machine_free()
     if free != _blas_threads["threaded"] and _blas_threads["set"] is not None:
         _blas_threads["set"](_blas_threads["default"] if free else 1)
         _blas_threads["threaded"] = free
-    if free and work >= _BLAS_THREADED_WORK:
+    if free:
         _last_threaded_blas[0] = time.monotonic()
 
 
