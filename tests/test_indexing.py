@@ -211,6 +211,31 @@ def test_hypothesis_masks_match_numpy(shape, seed):
     assert_close(x.numpy(), b)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "uint8", "int64", "bool"])
+@pytest.mark.parametrize("mask_dims", [1, 2, 3])
+@pytest.mark.parametrize("layout", ["contiguous", "noncontiguous", "empty"])
+def test_mask_reads_copy_the_kept_blocks(dtype, mask_dims, layout):
+    # x[mask] outside autograd, and masked_select, copy the kept blocks in one pass: every
+    # dtype, masks over 1 to all dims, strided inputs, nothing kept or nothing to keep.
+    rng = np.random.default_rng(mask_dims)
+    shape = (0, 3, 4) if layout == "empty" else (5, 3, 4)
+    a = (rng.standard_normal(shape) * 50).astype(dtype)
+    mask = rng.random(shape[:mask_dims]) < 0.5
+    x, m = (noncontiguous_view(a), noncontiguous_view(mask)) if layout == "noncontiguous" else (_t(a), _t(mask))
+    assert np.array_equal(x[m].numpy(), a[mask]) and x[m].dtype == x.dtype
+    assert x[numgrad.zeros(shape[:mask_dims], dtype=numgrad.bool)].shape == (0,) + shape[mask_dims:]
+    full = np.broadcast_to(mask.reshape(mask.shape + (1,) * (3 - mask_dims)), shape)
+    assert np.array_equal(numgrad.masked_select(x, _t(full)).numpy(), a[full])
+
+
+def test_masked_select_broadcasts_both_operands():
+    a = np.arange(12.0).reshape(3, 1, 4)
+    mask = np.array([[True], [False]])
+    expected = np.broadcast_to(a, (3, 2, 4))[np.broadcast_to(mask, (3, 2, 4))]
+    assert np.array_equal(numgrad.masked_select(_t(a), _t(mask)).numpy(), expected)
+    assert numgrad.masked_select(numgrad.tensor(2.0), numgrad.tensor(True)).tolist() == [2.0]
+
+
 # ---------------------------------------------------------------------------------- autograd
 
 def test_gradient_of_read_accumulates_repeats():

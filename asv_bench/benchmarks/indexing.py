@@ -1,5 +1,5 @@
 """Index-driven data movement and sorting at 1e6 elements beside NumPy (and PyTorch when
-importable): gather, scatter, scatter_add, index_select, advanced indexing and sort."""
+importable): gather, scatter, scatter_add, index_select, advanced indexing, masked_select and sort."""
 import numpy as np
 
 import numgrad
@@ -120,6 +120,26 @@ class AdvancedIndex:
 
     def time_write(self, library):
         self.x[self.rows, self.cols] = 1.0
+
+
+class MaskedSelect:
+    """The elements of a 1000 x 1000 matrix where a mask is true: about half of them at random,
+    or nearly all (NumPy: boolean indexing)."""
+
+    params = (LIBRARIES, ["float32", "float64"], ["half", "most"])
+    param_names = ["library", "dtype", "mask"]
+
+    def setup(self, library, dtype, mask):
+        x, _ = _data(dtype)
+        keep = x > (0.0 if mask == "half" else -3.0)
+        self.x, self.keep = _convert(library, x, keep)
+        self.fn = {"numgrad": lambda: numgrad.masked_select(self.x, self.keep),
+                   "torch": lambda: torch.masked_select(self.x, self.keep),
+                   "numpy": lambda: self.x[self.keep]}[library]
+        self.fn()
+
+    def time_masked_select(self, library, dtype, mask):
+        self.fn()
 
 
 class Sort:

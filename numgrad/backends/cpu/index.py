@@ -334,6 +334,44 @@ def accumulate_offsets(out, idx, idx_strides, size, stride):
     return int(v) if bad else None
 
 
+@njit(cache=True, nogil=True)
+def _compress(src, keep, out):
+    """``out[:n] = src[keep]`` for 1-D ``src`` and ``keep``, ``n`` the kept count; ``out`` has one
+    element more. Every element is written and the position advances only past kept ones: no
+    branch to mispredict on a random mask (the extra element takes the writes after the last)."""
+    k = 0
+    for i in range(keep.shape[0]):
+        out[k] = src[i]
+        k += keep[i]
+
+
+@njit(cache=True, nogil=True)
+def _compress_rows(src, keep, out):
+    """The rows of 2-D ``src`` where ``keep`` is True, in order, into ``out``."""
+    k = 0
+    width = src.shape[1]
+    for i in range(keep.shape[0]):
+        if keep[i]:
+            for j in range(width):
+                out[k, j] = src[i, j]
+            k += 1
+
+
+def compress_rows(src, keep):
+    """A new array of the rows of the C-contiguous 2-D ``src`` where the bool ``keep`` (one per
+    row, C-contiguous) is True: one pass, no coordinates."""
+    n = int(np.count_nonzero(keep))
+    moved = _movable(src)
+    if src.shape[1] == 1:
+        out = np.empty(n + 1, dtype=moved.dtype)
+        _compress(moved.reshape(-1), keep, out)
+        out = out[:n].reshape(n, 1)
+    else:
+        out = np.empty((n, src.shape[1]), dtype=moved.dtype)
+        _compress_rows(moved, keep, out)
+    return out.view(src.dtype)
+
+
 def nonzero_coords(x):
     """(n, ndim) int64 array of the coordinates of x's nonzero elements, row-major."""
     if x.numel() == 0:
