@@ -391,3 +391,19 @@ def test_gradients_match_torch():
         tx = torch.tensor(a, requires_grad=True)
         tfn(tx).backward(torch.tensor(g))
         assert_close(x.grad, tx.grad.numpy(), msg=name)
+
+
+@pytest.mark.parametrize("shape", [(0, 2, 2), (2, 0, 0)])
+def test_float16_without_elements_runs_no_kernel(shape):
+    # As PyTorch: the LAPACK-backed functions refuse float16 only once a kernel would run; qr's
+    # kernel runs even for no elements.
+    x = numgrad.zeros(shape, dtype=numgrad.float16)
+    assert numgrad.linalg.det(x).tolist() == ([] if shape[0] == 0 else [1.0, 1.0])
+    assert numgrad.linalg.solve(x, numgrad.zeros(shape[:-1], dtype=numgrad.float16)).shape == shape[:-1]
+    assert numgrad.linalg.cholesky(x).dtype == numgrad.float16
+    assert numgrad.linalg.eigvalsh(x).shape == shape[:-1]
+    assert numgrad.linalg.svd(x)[1].shape == shape[:-1]
+    with pytest.raises(NotImplementedError, match="\"geqrf_cpu\" not implemented for 'Half'"):
+        numgrad.linalg.qr(x)
+    with pytest.raises(NotImplementedError, match="\"lu_cpu\" not implemented for 'Half'"):
+        numgrad.linalg.det(numgrad.zeros(2, 2, dtype=numgrad.float16))

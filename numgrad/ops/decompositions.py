@@ -47,6 +47,8 @@ _KERNEL = {"linalg.det": "lu_cpu", "linalg.solve": "lu_cpu", "linalg.cholesky": 
            "linalg.qr": "geqrf_cpu", "linalg.svd": "linalg_svd_cpu", "linalg.svdvals": "linalg_svd_cpu",
            "linalg.eigh": "linalg_eigh_cpu", "linalg.eigvalsh": "linalg_eigh_cpu"}
 _KERNEL_FIRST = ("linalg.eigh", "linalg.eigvalsh")
+# The one of them PyTorch calls even when there are no elements (the others return at once).
+_KERNEL_EVEN_EMPTY = ("linalg.qr",)
 
 
 def check_input(name, x, square=True):
@@ -57,9 +59,10 @@ def check_input(name, x, square=True):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{torch_type_name(x.dtype)}")
     if x.dtype is dtypes.float16:
-        if name in _KERNEL:
+        if name not in _KERNEL:
+            raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
+        if x.numel() or name in _KERNEL_EVEN_EMPTY:
             raise NotImplementedError(f"\"{_KERNEL[name]}\" not implemented for 'Half'")
-        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
     if x.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if square and x._shape[-1] != x._shape[-2]:
