@@ -311,6 +311,14 @@ def test_threshold_passes_nan(inplace, dtype):
     _same(F.threshold(a.detach(), nan, 2.0), torch.nn.functional.threshold(b.detach(), nan, 2.0))
 
 
+@pytest.mark.parametrize("size", [0, 2])
+def test_threshold_checks_an_integer_value_without_elements(size):
+    # PyTorch converts the value to the tensor's dtype before looking at the elements.
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        F.threshold(numgrad.zeros(size, dtype=numgrad.uint8), 0.3, -2.0)
+    assert F.threshold(numgrad.zeros(size, dtype=numgrad.int8), 0.3, -2.0).tolist() == [-2] * size
+
+
 # ----------------------------------------------------------------- integer results and grad
 def _int_writes(m, v):
     def copy_():

@@ -190,6 +190,36 @@ def test_igamma_igammac_match_torch(dtype):
         numgrad.igammac(numgrad.tensor([1.0]), 2.0)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_igamma_narrow_floats_are_float64_results_rounded(dtype):
+    # For large a the series and the continued fraction run hundreds of terms: evaluated in the
+    # input's precision, float32 lost 4% at a = x = 1e5.
+    a = np.array([1e2, 1e3, 1e4, 1e4, 1e4, 3e4, 0.5, 3.0], dtype=dtype)
+    x = np.array([1e2, 1e3, 1e4, 1.01e4, 9.9e3, 3e4, 0.1, 2.0], dtype=dtype)
+    for name in ("igamma", "igammac"):
+        wide = getattr(numgrad, name)(numgrad.tensor(a.astype(np.float64)), numgrad.tensor(x.astype(np.float64)))
+        got = getattr(numgrad, name)(numgrad.tensor(a), numgrad.tensor(x))
+        assert np.array_equal(got.numpy(), wide.numpy().astype(dtype))
+
+
+def test_igamma_large_a_converges_or_says_nan():
+    # Near x = a the expansions need about 10 sqrt(a) terms: a fixed cap truncated them (5% off at
+    # a = x = 1e6). Past 2**22 terms the answer is NaN, never a truncated sum.
+    a = np.array([1e5, 1e6, 1e6, 1e7, 1e7, 1e12, 1e12])
+    x = np.array([1e5, 1e6, 0.999e6, 1e7, 1.001e7, 2e12, 1e12])
+    for name in ("igamma", "igammac"):
+        got = getattr(numgrad, name)(numgrad.tensor(a), numgrad.tensor(x)).numpy()
+        want = getattr(torch, name)(torch.tensor(a), torch.tensor(x)).numpy()
+        np.testing.assert_allclose(got[:-1], want[:-1], rtol=1e-7, atol=1e-12)
+        assert np.isnan(got[-1])
+
+
+def test_igammac_is_never_negative():
+    # Q = 1 - P for P within rounding of 1: the subtraction may not leave a negative probability.
+    q = numgrad.igammac(numgrad.tensor([1.4e-45, 1e-30]), numgrad.tensor([1.17e-38, 1e-20]))
+    assert (q.numpy() >= 0).all()
+
+
 def test_igamma_gradients_are_in_other_only():
     a = numgrad.tensor([0.5, 2.0, 3.0], dtype=numgrad.float64)
     x = numgrad.tensor([1.0, 2.0, 0.5], dtype=numgrad.float64, requires_grad=True)

@@ -130,7 +130,15 @@ def frexp(input, *, out=None):
 
 # ------------------------------------------------------------------------ incomplete gamma
 _EPS = 1e-16
-_MAX_TERMS = 2000
+# Near x = a the terms of both expansions shrink like exp(-n**2 / (2 a)): about 9 sqrt(a) of them
+# reach _EPS. An expansion that has not converged after _MAX_TERMS (x near a beyond about 1e11)
+# gives NaN rather than a truncated sum.
+_MAX_TERMS = 1 << 22
+
+
+@register_jitable
+def _terms(a):
+    return int(min(100.0 + 10.0 * math.sqrt(a), _MAX_TERMS))
 
 
 @register_jitable
@@ -145,13 +153,13 @@ def _p_series(a, x):
     term = 1.0 / a
     total = term
     n = a
-    for _ in range(_MAX_TERMS):
+    for _ in range(_terms(a)):
         n += 1.0
         term *= x / n
         total += term
         if abs(term) < abs(total) * _EPS:
-            break
-    return total * math.exp(_log_prefactor(a, x))
+            return total * math.exp(_log_prefactor(a, x))
+    return math.nan
 
 
 @register_jitable
@@ -162,7 +170,7 @@ def _q_fraction(a, x):
     c = 1.0 / tiny
     d = 1.0 / b
     h = d
-    for i in range(1, _MAX_TERMS):
+    for i in range(1, _terms(a)):
         an = -i * (i - a)
         b += 2.0
         d = an * d + b
@@ -175,15 +183,19 @@ def _q_fraction(a, x):
         delta = d * c
         h *= delta
         if abs(delta - 1.0) < _EPS:
-            break
-    return math.exp(_log_prefactor(a, x)) * h
+            return math.exp(_log_prefactor(a, x)) * h
+    return math.nan
 
 
 @register_jitable
 def _regularised(a, x, upper):
-    a = float(a)
-    x = float(x)
-    if a != a or x != x or a < 0.0 or x < 0.0:
+    # In float64 for every input dtype (Numba's float() keeps float32): the series and the
+    # continued fraction sum hundreds of terms for large a, too many for float32's precision.
+    a = np.float64(a)
+    x = np.float64(x)
+    # PyTorch's order of cases: the boundary values of the other argument decide before a NaN
+    # does (P(NaN, 0) = 0, P(NaN, inf) = 1).
+    if a < 0.0 or x < 0.0:
         return math.nan
     if a == 0.0:
         if x > 0.0:
@@ -197,11 +209,15 @@ def _regularised(a, x, upper):
         return 1.0 if upper else 0.0
     if math.isinf(x):
         return 0.0 if upper else 1.0
+    if a != a or x != x:
+        return math.nan
+    # A complement taken by subtraction keeps only absolute accuracy: rounding may leave it a
+    # little below 0, never a probability.
     if x < a + 1.0:
         p = _p_series(a, x)
-        return 1.0 - p if upper else p
+        return max(1.0 - p, 0.0) if upper else p
     q = _q_fraction(a, x)
-    return q if upper else 1.0 - q
+    return q if upper else max(1.0 - q, 0.0)
 
 
 def _igamma(a, x):

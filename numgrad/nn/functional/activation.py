@@ -319,6 +319,7 @@ def _threshold(input, th: float, value: float, inplace: bool):
     if not input.dtype.is_floating_point:
         # Integer tensors keep their dtype, the value truncated to it; both numbers must fit it.
         dtypes.scalar_as(th, input.dtype.numpy)
+        dtypes.scalar_as(value, input.dtype.numpy)  # checked without elements too, as PyTorch does
         out = where(input > th, input, _full_like(input, value))
         return input.copy_(out) if inplace else out
     params = (float(th), float(value))
