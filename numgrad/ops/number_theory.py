@@ -211,8 +211,8 @@ def _regularised(a, x, upper):
         return 0.0 if upper else 1.0
     if a != a or x != x:
         return math.nan
-    # A complement taken by subtraction keeps only absolute accuracy: rounding may leave it a
-    # little below 0, never a probability.
+    # A complement taken by subtraction keeps only absolute accuracy, and rounding may take it a
+    # little below 0: clamped, as a probability cannot be negative.
     if x < a + 1.0:
         p = _p_series(a, x)
         return max(1.0 - p, 0.0) if upper else p
