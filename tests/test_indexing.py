@@ -228,6 +228,55 @@ def test_mask_reads_copy_the_kept_blocks(dtype, mask_dims, layout):
     assert np.array_equal(numgrad.masked_select(x, _t(full)).numpy(), a[full])
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int8", "int64", "bool"])
+@pytest.mark.parametrize("mask_dims", [1, 3])
+@pytest.mark.parametrize("layout", ["contiguous", "noncontiguous"])
+def test_mask_writes_match_numpy(dtype, mask_dims, layout):
+    # x[mask] = number / tensor outside autograd writes in place through the mask directly.
+    rng = np.random.default_rng(mask_dims)
+    a = (rng.standard_normal((5, 3, 4)) * 50).astype(dtype)
+    mask = rng.random(a.shape[:mask_dims]) < 0.5
+    x = noncontiguous_view(a) if layout == "noncontiguous" else _t(a)
+    storage = x.untyped_storage()
+    expected = a.copy()
+    expected[mask] = 1
+    x[_t(mask)] = 1
+    assert np.array_equal(x.numpy(), expected) and x.untyped_storage().data_ptr() == storage.data_ptr()
+    rows = (rng.standard_normal(a.shape[mask_dims:]) * 9).astype(dtype)
+    expected[mask] = rows
+    x[_t(mask)] = _t(rows)
+    assert np.array_equal(x.numpy(), expected)
+    kept = (rng.standard_normal((int(mask.sum()),) + a.shape[mask_dims:]) * 9).astype(dtype)
+    expected[mask] = kept
+    x[_t(mask)] = _t(kept)
+    assert np.array_equal(x.numpy(), expected)
+
+
+def test_mask_write_errors_and_versions():
+    x = numgrad.zeros(4, 3)
+    mask = numgrad.tensor([True, False, True, False])
+    with pytest.raises(RuntimeError, match=r"shape mismatch: value tensor of shape \[3, 3\] cannot be broadcast "
+                                           r"to indexing result of shape \[2, 3\]"):
+        x[mask] = numgrad.ones(3, 3)
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+        x[mask] = numgrad.ones(3, dtype=numgrad.float64)
+    with pytest.raises(IndexError, match="The shape of the mask"):
+        x[numgrad.tensor([True, False])] = 1.0
+    # A write bumps the version, so a tensor saved for backward is known to be stale.
+    w = numgrad.ones(4, 3, requires_grad=True)
+    y = x * 1.0
+    z = (w * y).sum()
+    y[mask] = 2.0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+    # A value that requires grad records, as index_put.
+    v = numgrad.ones(3, requires_grad=True)
+    y = numgrad.zeros(4, 3)
+    y[mask] = v
+    y.sum().backward()
+    assert v.grad.tolist() == [2.0, 2.0, 2.0]
+
+
 def test_masked_select_broadcasts_both_operands():
     a = np.arange(12.0).reshape(3, 1, 4)
     mask = np.array([[True], [False]])

@@ -1,5 +1,6 @@
 """Index-driven data movement and sorting at 1e6 elements beside NumPy (and PyTorch when
-importable): gather, scatter, scatter_add, index_select, advanced indexing, masked_select and sort."""
+importable): gather, scatter, scatter_add, index_select, advanced indexing, masked reads and
+writes, and sort."""
 import numpy as np
 
 import numgrad
@@ -123,8 +124,8 @@ class AdvancedIndex:
 
 
 class MaskedSelect:
-    """The elements of a 1000 x 1000 matrix where a mask is true: about half of them at random,
-    or nearly all (NumPy: boolean indexing)."""
+    """The elements of a 1000 x 1000 matrix where a mask is true, about half of them at random or
+    nearly all: read (masked_select; NumPy: boolean indexing) and written (``x[mask] = 0``)."""
 
     params = (LIBRARIES, ["float32", "float64"], ["half", "most"])
     param_names = ["library", "dtype", "mask"]
@@ -140,6 +141,9 @@ class MaskedSelect:
 
     def time_masked_select(self, library, dtype, mask):
         self.fn()
+
+    def time_write(self, library, dtype, mask):
+        self.x[self.keep] = 0.0
 
 
 class Sort:

@@ -247,21 +247,28 @@ _index_put_op = primitive(
          lambda t, ans, x, values, adv, accumulate: _index_put_adv(_zeros(ans.shape, t), adv, t, accumulate)))
 
 
+def _value_shape(values, out_shape):
+    """The shape of tensor ``values`` less its leading 1s beyond ``out_shape``'s dims, checked to
+    broadcast to the indexed shape ``out_shape``, as PyTorch's index_put checks it."""
+    vshape = values._shape
+    while len(vshape) > len(out_shape) and vshape[0] == 1:
+        vshape = vshape[1:]
+    try:
+        if shapes.broadcast_shapes(vshape, out_shape) != tuple(out_shape):
+            raise RuntimeError
+    except RuntimeError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt(values._shape)} cannot be broadcast "
+                           f"to indexing result of shape {_fmt(out_shape)}") from None
+    return vshape
+
+
 def _put_raw(v, adv, values, accumulate, convert=True):
     """Write ``values`` (a tensor or a number, broadcast to the indexed shape) into view ``v``;
     a tensor of another dtype is converted, or refused without ``convert``."""
     out_shape, dst_strides, offsets, off_strides = _plan(v, adv)
     if isinstance(values, Tensor):
         vals = values if values.dtype is v.dtype else values.to(v.dtype)
-        vshape = vals._shape
-        while len(vshape) > len(out_shape) and vshape[0] == 1:
-            vshape = vshape[1:]
-        try:
-            if shapes.broadcast_shapes(vshape, out_shape) != tuple(out_shape):
-                raise RuntimeError
-        except RuntimeError:
-            raise RuntimeError(f"shape mismatch: value tensor of shape {_fmt(values._shape)} cannot be broadcast "
-                               f"to indexing result of shape {_fmt(out_shape)}") from None
+        vshape = _value_shape(values, out_shape)
         if not convert:
             _check_same_dtype(v, values)
         vals = vals.reshape(vshape) if vshape != vals._shape else vals
@@ -317,10 +324,46 @@ def _write(v, adv, values, accumulate, convert=True):
     v._bump_version()
 
 
+def _write_by_mask(x, mask, value):
+    """``x[mask] = value`` for a bool ``mask`` over ``x``'s leading dims and a number or a tensor
+    of ``x``'s dtype, outside autograd, in ``x``'s memory without coordinates or offsets: a number
+    into a contiguous ``x`` by a select per element, the rest by NumPy's masked assignment."""
+    _check_mask(x, 0, mask)
+    check_inplace(x, (x,))
+    if isinstance(value, Tensor):
+        keep = mask._np_view()
+        count = int(np.count_nonzero(keep))
+        vshape = _value_shape(value, (count,) + x._shape[mask.ndim:])
+        x._np_view()[keep] = value._np_view().reshape(vshape)
+    elif x.is_contiguous() and mask.is_contiguous():
+        fill = tensor([value], dtype=x.dtype)._np_view()
+        rows = x._np_view().reshape(mask.numel(), shapes.prod(x._shape[mask.ndim:]))
+        index.fill_rows(rows, mask._np_view().reshape(-1), fill)
+    else:
+        x._np_view()[mask._np_view()] = tensor([value], dtype=x.dtype)._np_view()[0]
+    x._bump_version()
+
+
+def _writes_by_mask(x, index, value) -> bool:
+    """Whether ``x[index] = value`` can take :func:`_write_by_mask`: a mask read would (see
+    :func:`_selects_by_mask`), ``x`` has no overlapping elements, and ``value`` is a number or a
+    CPU tensor of ``x``'s dtype, in memory of its own, that nothing records."""
+    if not _selects_by_mask(x, index) or shapes.has_internal_overlap(x._shape, x._strides):
+        return False
+    if value.__class__ in (bool, int, float):
+        return True
+    return (value.__class__ is Tensor and value.dtype is x.dtype and value._storage is not x._storage
+            and value._storage.device.type == "cpu" and not tape.should_record((value,))
+            and not tape.has_tangents((value,)))
+
+
 @on_host_inplace
 def setitem(x, index, value):
     """``x[index] = value`` for indices with tensors, lists or masks (repeated indices: the last
     write wins, as PyTorch's CPU kernels do)."""
+    if _writes_by_mask(x, index, value):
+        _write_by_mask(x, index, value)
+        return
     v, adv = _parse(x, index)
     if not adv:
         basic_indexing.write_view(x, v, value)

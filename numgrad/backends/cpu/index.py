@@ -372,6 +372,34 @@ def compress_rows(src, keep):
     return out.view(src.dtype)
 
 
+@njit(cache=True, nogil=True)
+def _fill_kept(x, keep, value):
+    """``x[i] = value`` where ``keep[i]``, for 1-D ``x`` and ``keep``: a select per element, which
+    vectorizes, where a branch would be mispredicted on a random mask."""
+    for i in range(keep.shape[0]):
+        x[i] = value if keep[i] else x[i]
+
+
+@njit(cache=True, nogil=True)
+def _fill_kept_rows(x, keep, value):
+    """The rows of 2-D ``x`` where ``keep`` is True set to ``value``."""
+    for i in range(keep.shape[0]):
+        if keep[i]:
+            for j in range(x.shape[1]):
+                x[i, j] = value
+
+
+def fill_rows(x, keep, value):
+    """Set the rows of the C-contiguous 2-D ``x`` where the bool ``keep`` (one per row,
+    C-contiguous) is True to ``value``, a one-element array of ``x``'s dtype, in place."""
+    moved = _movable(x)
+    fill = value.view(moved.dtype)[0]
+    if x.shape[1] == 1:
+        _fill_kept(moved.reshape(-1), keep, fill)
+    else:
+        _fill_kept_rows(moved, keep, fill)
+
+
 def nonzero_coords(x):
     """(n, ndim) int64 array of the coordinates of x's nonzero elements, row-major."""
     if x.numel() == 0:
