@@ -335,12 +335,13 @@ def _write_by_mask(x, mask, value):
         count = int(np.count_nonzero(keep))
         vshape = _value_shape(value, (count,) + x._shape[mask.ndim:])
         x._np_view()[keep] = value._np_view().reshape(vshape)
-    elif x.is_contiguous() and mask.is_contiguous():
-        fill = tensor([value], dtype=x.dtype)._np_view()
-        rows = x._np_view().reshape(mask.numel(), shapes.prod(x._shape[mask.ndim:]))
-        index.fill_rows(rows, mask._np_view().reshape(-1), fill)
     else:
-        x._np_view()[mask._np_view()] = tensor([value], dtype=x.dtype)._np_view()[0]
+        fill = tensor([value], dtype=x.dtype)._np_view()  # converted (and refused) as index_put does
+        if x.is_contiguous() and mask.is_contiguous():
+            rows = x._np_view().reshape(mask.numel(), shapes.prod(x._shape[mask.ndim:]))
+            index.fill_rows(rows, mask._np_view().reshape(-1), fill)
+        else:
+            x._np_view()[mask._np_view()] = fill[0]
     x._bump_version()
 
 
