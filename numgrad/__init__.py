@@ -11,7 +11,7 @@ import numba as _numba
 from .version import __version__
 
 from . import dtypes as _dtypes
-from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, float32, float64, long, int, short,
+from .dtypes import (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, long, int, short,
                      half, float, double, dtype, get_default_dtype, set_default_dtype, promote_types,
                      finfo, iinfo, result_type as _result_type_impl)
 from .devices import device, set_default_device, get_default_device
@@ -71,7 +71,10 @@ from .autograd.anomaly_mode import is_anomaly_enabled, is_anomaly_check_nan_enab
 from . import accelerator
 from . import amp
 from . import cuda
-from .amp import autocast, is_autocast_enabled
+from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
+                                get_autocast_gpu_dtype, is_autocast_cache_enabled, is_autocast_cpu_enabled,
+                                is_autocast_enabled, set_autocast_cache_enabled, set_autocast_dtype,
+                                set_autocast_enabled)
 from .amp import cuda_amp as _cuda_amp
 from .backends import cudnn as _cudnn, mps as _mps  # noqa: F401  (numgrad.backends.cudnn and .mps)
 from .backends import compile_notice as _compile_notice
@@ -93,8 +96,9 @@ from .layouts import layout, strided, sparse_coo, sparse_csr, sparse_csc, sparse
 from .storage import UntypedStorage
 from .typed_storage import TypedStorage
 from .legacy import (BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor,
-                     FloatTensor, DoubleTensor, BoolStorage, ByteStorage, CharStorage, ShortStorage, IntStorage,
-                     LongStorage, HalfStorage, FloatStorage, DoubleStorage, set_default_tensor_type)
+                     BFloat16Tensor, FloatTensor, DoubleTensor, BoolStorage, ByteStorage, CharStorage, ShortStorage,
+                     IntStorage, LongStorage, HalfStorage, BFloat16Storage, FloatStorage, DoubleStorage,
+                     set_default_tensor_type)
 
 # ``axis=`` and ``keepdims=`` wherever a function takes ``dim=`` and ``keepdim=``, as PyTorch's.
 globals().update({_name: _accepts_numpy_names(_value) for _name, _value in list(globals().items())

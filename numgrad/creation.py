@@ -101,7 +101,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     else:
         shape, inferred = _scan(data)
         d = dtypes.as_dtype(dtype) if dtype is not None else inferred
-        arr = np.array(_host(data), dtype=d.numpy, copy=True, order="C").reshape(shape)
+        if d in dtypes.NARROW_FLOATING:
+            # Each number becomes a 16-bit float through a float, as in PyTorch (rounded twice).
+            with np.errstate(over="ignore"):
+                arr = np.array(_host(data), dtype=np.float32, order="C").astype(d.numpy).reshape(shape)
+        else:
+            arr = np.array(_host(data), dtype=d.numpy, copy=True, order="C").reshape(shape)
         t = Tensor._from_numpy_array(arr)
     dev = as_device(device)
     if dev != t.device:
@@ -338,10 +343,10 @@ def _scalar_to(value, d: dtypes.dtype):
     else:
         v = src = np.float64(value)
     if d.is_floating_point:
-        if math.isfinite(v) and abs(v) > float(np.finfo(d.numpy).max):
+        if math.isfinite(v) and abs(v) > dtypes.finfo(d).max:
             raise dtypes.overflow_error(d)
-        # A half is made from a float, so a double or an integer is rounded twice.
-        return np.float16(src.astype(np.float32)) if d is dtypes.float16 else src.astype(d.numpy)
+        # A 16-bit float is made from a float, so a double or an integer is rounded twice.
+        return src.astype(np.float32).astype(d.numpy) if d in dtypes.NARROW_FLOATING else src.astype(d.numpy)
     info = np.iinfo(d.numpy)
     if isinstance(src, np.floating):
         fits = float(info.min) <= v <= float(info.max)

@@ -6,7 +6,7 @@ from .devices import as_device
 from .legacy import tensor_types
 from .random import default_generator
 
-(BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor, FloatTensor,
+(BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor, BFloat16Tensor, FloatTensor,
  DoubleTensor) = tensor_types("cuda")
 
 
@@ -89,7 +89,7 @@ def set_rng_state_all(new_states) -> None:
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
-    """False: numgrad has no bfloat16 dtype."""
+    """False: numgrad's bfloat16 tensors live on the CPU only."""
     return False
 
 

@@ -1,13 +1,14 @@
 """dtype objects and PyTorch's type promotion rules."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from . import names
 
 __all__ = [
-    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64",
-    "get_default_dtype", "set_default_dtype", "result_type", "promote_types", "finfo", "iinfo",
+    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64", "get_default_dtype", "set_default_dtype", "result_type", "promote_types", "finfo", "iinfo",
 ]
 
 _builtin_bool = bool
@@ -49,19 +50,22 @@ int16 = dtype("int16", np.int16, 1)
 int32 = dtype("int32", np.int32, 1)
 int64 = dtype("int64", np.int64, 1)
 float16 = dtype("float16", np.float16, 2)
+# Brain floating point: float32's exponent with 8 significant bits. NumPy has no such type;
+# ml_dtypes' gives its storage (16 bits) and its round-to-nearest-even conversions.
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, 2)
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 
 # PyTorch's aliases
 long, int, short, half, float, double = int64, int32, int16, float16, float32, float64
 
-ALL = (bool, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALL = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 # The C++ names some of PyTorch's messages give dtypes.
 C_NAMES = {bool: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int",
-           int64: "long int", float16: "c10::Half", float32: "float", float64: "double"}
+           int64: "long int", float16: "c10::Half", bfloat16: "c10::BFloat16", float32: "float", float64: "double"}
 # PyTorch's names of the scalar types, as its messages give them (Float, Long, ...).
 TORCH_NAMES = {bool: "Bool", uint8: "Byte", int8: "Char", int16: "Short", int32: "Int", int64: "Long",
-               float16: "Half", float32: "Float", float64: "Double"}
+               float16: "Half", bfloat16: "BFloat16", float32: "Float", float64: "Double"}
 
 
 def torch_type_name(d: "dtype") -> str:
@@ -74,10 +78,13 @@ def legacy_type_name(d: "dtype", device_type: str = "cpu", kind: str = "Tensor")
 
 
 # The conversion methods tensors and storages share (``x.float()`` & co.), by name.
-CONVERSIONS = {"double": float64, "float": float32, "half": float16, "long": int64, "int": int32,
-               "short": int16, "char": int8, "byte": uint8, "bool": bool}
+CONVERSIONS = {"double": float64, "float": float32, "half": float16, "bfloat16": bfloat16, "long": int64,
+               "int": int32, "short": int16, "char": int8, "byte": uint8, "bool": bool}
 INTEGRAL = (uint8, int8, int16, int32, int64)
-FLOATING = (float16, float32, float64)
+FLOATING = (float16, bfloat16, float32, float64)
+# The 16-bit floating types: storage formats, widened to float32 for arithmetic on the CPU.
+NARROW_FLOATING = (float16, bfloat16)
+NARROW_NUMPY = frozenset(d.numpy for d in NARROW_FLOATING)
 _BY_NUMPY = {d.numpy: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
 
@@ -131,6 +138,10 @@ def promote_types(a: dtype, b: dtype) -> dtype:
         return a
     if a._category != b._category:
         return a if a._category > b._category else b
+    if a is bfloat16 or b is bfloat16:
+        # Neither 16-bit float holds the other: together they need float32.
+        other = b if a is bfloat16 else a
+        return float32 if other is float16 else other
     return _BY_NUMPY[np.promote_types(a.numpy, b.numpy)]
 
 
@@ -177,7 +188,7 @@ def check_fill_value(value, d: dtype) -> None:
         except OverflowError:
             v = np.inf
             fits = False
-        fits = fits and not (np.isfinite(v) and abs(v) > _py_float(np.finfo(d.numpy).max))
+        fits = fits and not (np.isfinite(v) and abs(v) > _py_float(ml_dtypes.finfo(d.numpy).max))
     else:
         info = np.iinfo(d.numpy)
         # uint8 also takes negatives down to -255, which wrap, as PyTorch allows.
@@ -246,7 +257,7 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to "
                             "handle 'torch.finfo'")
-        info = np.finfo(d.numpy)
+        info = ml_dtypes.finfo(d.numpy)
         self.bits = d.itemsize * 8
         self.eps = _py_float(info.eps)
         self.max = _py_float(info.max)

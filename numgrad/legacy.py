@@ -22,8 +22,8 @@ __all__ = ["set_default_tensor_type"]
 
 # The legacy type names, as in 'torch.FloatTensor' and 'torch.LongStorage'.
 _BY_NAME = {"Bool": dtypes.bool, "Byte": dtypes.uint8, "Char": dtypes.int8, "Short": dtypes.int16,
-            "Int": dtypes.int32, "Long": dtypes.int64, "Half": dtypes.float16, "Float": dtypes.float32,
-            "Double": dtypes.float64}
+            "Int": dtypes.int32, "Long": dtypes.int64, "Half": dtypes.float16, "BFloat16": dtypes.bfloat16,
+            "Float": dtypes.float32, "Double": dtypes.float64}
 
 
 def parse_type_name(name: str):
@@ -170,14 +170,14 @@ class tensortype(type):
 
 
 def tensor_types(device_type: str) -> tuple:
-    """The nine legacy tensor types of one device type, in ``_BY_NAME``'s order."""
+    """The legacy tensor types of one device type, in ``_BY_NAME``'s order."""
     module = "numgrad.cuda" if device_type == "cuda" else "numgrad"
     return tuple(tensortype(f"{n}Tensor", (), {"__module__": module, "dtype": d, "_device_type": device_type,
                                               "is_cuda": device_type == "cuda", "is_sparse": False})
                  for n, d in _BY_NAME.items())
 
 
-(BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor, FloatTensor,
+(BoolTensor, ByteTensor, CharTensor, ShortTensor, IntTensor, LongTensor, HalfTensor, BFloat16Tensor, FloatTensor,
  DoubleTensor) = tensor_types("cpu")
 
 
@@ -200,8 +200,8 @@ def _storage_types() -> tuple:
                  for n, d in _BY_NAME.items())
 
 
-(BoolStorage, ByteStorage, CharStorage, ShortStorage, IntStorage, LongStorage, HalfStorage, FloatStorage,
- DoubleStorage) = _storage_types()
+(BoolStorage, ByteStorage, CharStorage, ShortStorage, IntStorage, LongStorage, HalfStorage, BFloat16Storage,
+ FloatStorage, DoubleStorage) = _storage_types()
 
 
 def set_default_tensor_type(t) -> None:

@@ -39,6 +39,12 @@ def make_requires_grad(t):
 tracing = [None]
 
 
+def _check_numpy_dtype(dtype) -> None:
+    # NumPy has no bfloat16: PyTorch refuses the conversion rather than hand out another type.
+    if dtype is dtypes.bfloat16:
+        raise TypeError("Got unsupported ScalarType BFloat16")
+
+
 def _host_read(what: str):
     if tracing[0] is not None:
         tracing[0].host_read(what)
@@ -313,6 +319,7 @@ class Tensor:
         if self.requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        _check_numpy_dtype(self.dtype)
         return self._np_view()
 
     def __array__(self, dtype=None, copy=None):
@@ -320,6 +327,7 @@ class Tensor:
         if self.requires_grad:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        _check_numpy_dtype(self.dtype)
         arr = self.cpu()._np_view()
         if dtype is not None:
             arr = arr.astype(dtype, copy=False)

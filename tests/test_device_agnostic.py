@@ -238,16 +238,6 @@ def test_autocast_disabled_is_a_no_op_as_context_and_decorator():
     assert ng.is_autocast_enabled() is False
 
 
-def test_autocast_enabled_on_cpu_names_the_missing_dtype():
-    with pytest.raises(RuntimeError, match="bfloat16"):
-        with ng.autocast("cpu"):
-            pass
-    with pytest.raises(RuntimeError, match="bfloat16"):
-        ng.amp.autocast(device_type="cpu", dtype=None)
-    with pytest.raises(RuntimeError, match="float16"):
-        ng.autocast("cpu", dtype=ng.float16)
-
-
 @no_cuda
 def test_autocast_on_cuda_without_a_gpu_warns_and_disables():
     with pytest.warns(UserWarning, match="CUDA is not available"):

@@ -20,6 +20,7 @@ PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 LAYERS = [
     ("base", ["numgrad.names", "numgrad.dtypes", "numgrad.shapes", "numgrad.devices", "numgrad.layouts", "numgrad.memo",
               "numgrad.return_types", "numgrad.autograd.grad_mode", "numgrad.autograd.profiler",
+              "numgrad.autograd.autocast_state",
               "numgrad.ops.records", "numgrad.ops.scalar_math"]),
     ("backends", ["numgrad.backends"]),
     ("storage", ["numgrad.storage"]),

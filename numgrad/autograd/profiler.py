@@ -12,6 +12,8 @@ import os
 import threading
 import time
 
+from . import autocast_state
+
 __all__ = ["profile", "record_function", "FunctionEvent", "FunctionEventAvg", "EventList"]
 
 enabled = False
@@ -263,13 +265,16 @@ def _input_shapes(args) -> list:
     return shapes
 
 
-def op_event(name: str):
+def op_event(name: str, autocast=None):
     """Decorator: each call of the decorated op function is one profiled event ``name``, PyTorch's
     name for the op (``"aten::flip"``), with the ops it runs as its children. For ops whose
-    dispatcher (elementwise, reduction, kernel op) does not already time them."""
+    dispatcher (elementwise, reduction, kernel op) does not already time them. ``autocast``
+    ("lower" or "float32") is the op's cast policy in autocast regions."""
     def decorate(fn):
         @functools.wraps(fn)
         def op(*args, **kwargs):
+            if autocast is not None and autocast_state.regions[0]:
+                return autocast_state.run(autocast, functools.partial(timed, name, fn), args, kwargs)
             if _session is None:
                 return fn(*args, **kwargs)
             return timed(name, fn, *args, **kwargs)

@@ -18,7 +18,7 @@ _OPERATORS = ["__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__isub_
               "__ixor__", "__lshift__", "__rlshift__", "__ilshift__", "__rshift__", "__rrshift__", "__irshift__",
               "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"]
 
-_CONVERSIONS = ["float", "double", "half", "long", "int", "short", "char", "byte", "bool", "to", "type", "type_as",
+_CONVERSIONS = ["float", "double", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "to", "type", "type_as",
                 "cpu", "cuda", "contiguous", "clone", "detach", "requires_grad_", "zero_", "copy_", "zeros_like", "ones_like", "empty_like", "full_like", "abs_", "neg_",
                 "clamp_", "clamp_min_", "clamp_max_", "square_", "sqrt_", "exp_", "log_", "sigmoid_", "tanh_",
                 "relu_", "add_", "sub_", "mul_", "div_", "pow_", "lerp_", "addcmul_", "addcdiv_", "tril", "triu",

@@ -19,7 +19,7 @@ from ..tensor import tracing
 
 # Compute dtypes the fused kernels handle bit for bit as eager kernels do (bool: the masks of
 # comparisons and logical ops); integer ops keep their eager checks (division by zero,
-# overflow) and float16 its widened eager path.
+# overflow) and the 16-bit floats their widened eager path.
 FUSABLE = (dtypes.float32, dtypes.float64, dtypes.bool)
 
 
@@ -172,8 +172,8 @@ class Tracer:
             self.stop(f"{op.name}: fused kernels run on the CPU only")
         else:
             refs = [self.ref(x) for x in inputs]
-            if any(r.__class__ is int and self.graph.dtypes[r] is dtypes.float16 for r in refs):
-                self.stop(f"{op.name}: float16 operands are widened by the eager kernels")
+            if any(r.__class__ is int and self.graph.dtypes[r] in dtypes.NARROW_FLOATING for r in refs):
+                self.stop(f"{op.name}: float16 and bfloat16 operands are widened by the eager kernels")
                 return result
             if any(r is None for r in refs):
                 self.stop(f"{op.name}: an operand was made by an op the compiler does not trace "

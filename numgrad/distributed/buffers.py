@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from .. import dtypes
 from ..tensor import Tensor
 from . import _mpi
 from .process_group import _seconds
@@ -20,10 +21,17 @@ def contiguous_array(t, name: str = "tensor"):
     if t.device.type != "cpu":
         raise RuntimeError(f"numgrad.distributed exchanges CPU tensors, but {name} is on {t.device}: "
                            f"move it with .cpu() first")
+    refuse_bfloat16(t.dtype, name)
     view = t._np_view()
     if view.flags.c_contiguous:
         return view, None
     return np.ascontiguousarray(view), view
+
+
+def refuse_bfloat16(dtype, name: str) -> None:
+    if dtype is dtypes.bfloat16:
+        raise TypeError(f"numgrad.distributed does not exchange bfloat16 tensors (MPI has no bfloat16 type), "
+                        f"but {name} is bfloat16: convert it with .float() first")
 
 
 def write_back(t, arr, view):
@@ -44,7 +52,7 @@ def copy_into(t, values, name: str = "output tensor"):
 
 def divide(arr, n: int):
     """Turn a sum into an average in place (floor division for integers)."""
-    if arr.dtype.kind in "fc":
+    if arr.dtype.kind in "fc" or arr.dtype in dtypes.NARROW_NUMPY:
         arr /= n
     else:
         np.floor_divide(arr, n, out=arr)

@@ -9,6 +9,7 @@ from ..autograd.nodes import AccumulateGrad
 from ..creation import from_numpy
 from ..tensor import Tensor
 from . import _mpi
+from .buffers import refuse_bfloat16
 
 DEFAULT_FIRST_BUCKET_BYTES = 1024 * 1024
 
@@ -18,6 +19,7 @@ class _Bucket:
 
     def __init__(self, indices, params):
         self.indices = indices
+        refuse_bfloat16(params[indices[0]].dtype, "a parameter")
         sizes = [params[i].numel() for i in indices]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int).tolist()
         self.flat = np.empty(self.offsets[-1], dtype=params[indices[0]]._np_view().dtype)

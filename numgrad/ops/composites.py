@@ -104,7 +104,7 @@ def logcumsumexp(input, dim: int, *, out=None):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{torch_type_name(input.dtype)}'")
     d = shapes.normalize_dim(dim, input.ndim)
-    compute = dtypes.float32 if input.dtype is dtypes.float16 else input.dtype
+    compute = dtypes.float32 if input.dtype in dtypes.NARROW_FLOATING else input.dtype
     result = backend(input.device).scan(_logcumsumexp_op, input, d, compute, -math.inf, input.dtype)
     return write_out(record_result(_logcumsumexp_op, (input,), result, {"dim": d}), out, "logcumsumexp")
 
@@ -155,8 +155,8 @@ def aminmax(input, *, dim=None, keepdim: bool = False, out=None):
 
 def _renorm_factor(x, p, dim, maxnorm):
     """The norm of each slice along ``dim`` and the factor that scales it to at most ``maxnorm``."""
-    # As PyTorch's, a float16 norm and its factor are computed in float32, where they do not overflow.
-    wide = dtypes.float32 if x.dtype is dtypes.float16 else None
+    # As PyTorch's, a 16-bit float norm and its factor are computed in float32, where they do not overflow.
+    wide = dtypes.float32 if x.dtype in dtypes.NARROW_FLOATING else None
     norm = vector_norm(x, p, tuple(i for i in range(x.ndim) if i != dim), True, dtype=wide)
     # PyTorch's 1e-7 keeps the rescaled norm just under maxnorm.
     factor = F.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
@@ -165,9 +165,9 @@ def _renorm_factor(x, p, dim, maxnorm):
 
 def _renorm_vjp(g, ans, x, p, dim, maxnorm):
     # Slices left unscaled pass g through untouched (a NaN slice too: its norm is not > maxnorm).
-    if x.dtype is dtypes.float16:
-        # In float32, as PyTorch's: float16 sums of x * g overflow.
-        return _renorm_vjp(g.float(), ans, x.float(), p, dim, maxnorm).half()
+    if x.dtype in dtypes.NARROW_FLOATING:
+        # In float32, as PyTorch's: 16-bit sums of x * g overflow or lose digits.
+        return _renorm_vjp(g.float(), ans, x.float(), p, dim, maxnorm).to(x.dtype)
     dims = tuple(i for i in range(x.ndim) if i != dim)
     norm, factor = _renorm_factor(x, p, dim, maxnorm)
     along = _pnorm_vjp((x * g).sum(dims, True), norm, x, p, dims, True)
@@ -176,8 +176,8 @@ def _renorm_vjp(g, ans, x, p, dim, maxnorm):
 
 
 def _renorm_jvp(t, ans, x, p, dim, maxnorm):
-    if x.dtype is dtypes.float16:
-        return _renorm_jvp(t.float(), ans, x.float(), p, dim, maxnorm).half()
+    if x.dtype in dtypes.NARROW_FLOATING:
+        return _renorm_jvp(t.float(), ans, x.float(), p, dim, maxnorm).to(x.dtype)
     dims = tuple(i for i in range(x.ndim) if i != dim)
     norm, factor = _renorm_factor(x, p, dim, maxnorm)
     inv = 1.0 / (norm + 1e-7)

@@ -15,7 +15,7 @@ from ..storage import Storage
 from ..autograd.profiler import op_event
 
 __all__ = ["clone", "contiguous", "to", "copy_", "detach", "detach_", "fill_", "zero_", "requires_grad_",
-           "type", "double", "float", "half", "long", "int", "short", "char", "byte", "bool", "cpu", "cuda",
+           "type", "double", "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool", "cpu", "cuda",
            "resize_", "type_as", "new_tensor", "new_empty", "new_zeros", "new_ones", "new_full"]
 
 _builtin_float, _builtin_int, _builtin_bool = float, int, bool
@@ -138,7 +138,7 @@ def _converter(d, name):
     return fn
 
 
-double, float, half, long, int, short, char, byte, bool = (
+double, float, half, bfloat16, long, int, short, char, byte, bool = (
     _converter(d, name) for name, d in dtypes.CONVERSIONS.items())
 
 

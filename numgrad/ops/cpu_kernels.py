@@ -13,7 +13,8 @@ from ..storage import Storage
 from ..tensor import Tensor
 
 _F32 = np.dtype(np.float32)
-_F16 = np.dtype(np.float16)
+# Numba has no CPU arithmetic for the 16-bit floats: they are storage formats, widened to compute.
+_NARROW = dtypes.NARROW_NUMPY
 
 
 def _operand(x, shape, compute_np):
@@ -22,8 +23,7 @@ def _operand(x, shape, compute_np):
         buf = x._storage.data
         offset = x._offset
         strides = shapes.broadcast_strides(x._shape, x._strides, shape)
-        if buf.dtype == _F16:
-            # Numba has no CPU float16 arithmetic: float16 is a storage format, widened to compute.
+        if buf.dtype in _NARROW:
             view = x._np_view()
             buf = np.ascontiguousarray(view, dtype=_F32).reshape(-1)
             offset = 0
@@ -34,25 +34,25 @@ def _operand(x, shape, compute_np):
 
 def elementwise(op, compute, result, inputs, shape):
     compute_np = compute.numpy
-    if compute_np == _F16:
+    if compute_np in _NARROW:
         compute_np = _F32
     operands = [_operand(x, shape, compute_np) for x in inputs]
     out_buf = result._storage.data
-    if out_buf.dtype == _F16:
+    if out_buf.dtype in _NARROW:
         tmp = host_buffer(np.empty, shapes.prod(shape), _F32)
         _ew.run(op, compute_np, tmp, 0, shapes.contiguous_strides(shape), shape, operands)
-        with np.errstate(over="ignore"):  # overflow to inf, silently, as PyTorch rounds to float16
+        with np.errstate(over="ignore"):  # overflow to inf, silently, as PyTorch rounds
             result._np_view()[...] = tmp.reshape(shape)
         return
     _ew.run(op, compute_np, out_buf, result._offset, result._strides, shape, operands)
 
 
 def _operand_strides(inputs, shape):
-    """Each input's broadcast strides (None for a Python scalar); None if any is float16."""
+    """Each input's broadcast strides (None for a Python scalar); None if any is a 16-bit float."""
     strides = []
     for x in inputs:
         if hasattr(x, "_storage"):
-            if x._storage.data.dtype == _F16:
+            if x._storage.data.dtype in _NARROW:
                 return None
             strides.append(shapes.broadcast_strides(x._shape, x._strides, shape))
         else:
@@ -62,10 +62,10 @@ def _operand_strides(inputs, shape):
 
 def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
     """``run(inputs) -> Tensor``: ``op`` on operands laid out as ``inputs`` are, into a fresh
-    tensor of ``shape``/``strides``; None where float16 storage needs the general path."""
+    tensor of ``shape``/``strides``; None where 16-bit float storage needs the general path."""
     res_np = result_dtype.numpy
     operand_strides = _operand_strides(inputs, shape)
-    if res_np == _F16 or compute.numpy == _F16 or operand_strides is None:
+    if res_np in _NARROW or compute.numpy in _NARROW or operand_strides is None:
         return None
     launch = _ew.launcher(op, compute.numpy, shape, strides, operand_strides)
     n = shapes.prod(shape)
@@ -83,10 +83,10 @@ def elementwise_plan(op, compute, result_dtype, shape, strides, inputs):
 
 def elementwise_into_plan(op, compute, out, inputs):
     """``run(out, inputs)``: ``op`` written into ``out`` (of the broadcast shape), for calls laid
-    out as ``out`` and ``inputs`` are; None where float16 storage needs the general path."""
+    out as ``out`` and ``inputs`` are; None where 16-bit float storage needs the general path."""
     shape = out._shape
     operand_strides = _operand_strides(inputs, shape)
-    if out._storage.data.dtype == _F16 or compute.numpy == _F16 or operand_strides is None:
+    if out._storage.data.dtype in _NARROW or compute.numpy in _NARROW or operand_strides is None:
         return None
     launch = _ew.launcher(op, compute.numpy, shape, out._strides, operand_strides)
     aliased = None
@@ -109,16 +109,16 @@ def elementwise_into_plan(op, compute, out, inputs):
 
 def fill_plan(op, dtype, shape, strides):
     """``fill(buf, offset, (value,))``: ``op`` of one Python scalar written over a tensor of
-    ``dtype``, ``shape`` and ``strides``; False where float16 storage needs the general path."""
-    if dtype.numpy == _F16:
+    ``dtype``, ``shape`` and ``strides``; False where 16-bit float storage needs the general path."""
+    if dtype.numpy in _NARROW:
         return False
     return _ew.launcher(op, dtype.numpy, shape, strides, (None,))
 
 
 def _raw(x):
-    """(buffer, offset, strides) of a tensor, with float16 widened to a float32 copy."""
+    """(buffer, offset, strides) of a tensor, with a 16-bit float widened to a float32 copy."""
     buf, offset, strides = x._storage.data, x._offset, x._strides
-    if buf.dtype == _F16:
+    if buf.dtype in _NARROW:
         buf = np.ascontiguousarray(x._np_view(), dtype=_F32).reshape(-1)
         offset, strides = 0, shapes.contiguous_strides(x._shape)
     return buf, offset, strides
@@ -127,7 +127,7 @@ def _raw(x):
 def _tensor(arr, shape, dtype):
     """A contiguous tensor of ``shape`` over ``arr``, a kernel's fresh contiguous result."""
     if arr.dtype != dtype.numpy:
-        with np.errstate(over="ignore"):  # float16 results overflow to inf, silently, as PyTorch's
+        with np.errstate(over="ignore"):  # 16-bit float results overflow to inf, silently, as PyTorch's
             arr = arr.astype(dtype.numpy)
     shape = tuple(shape)
     return Tensor._make(Storage(arr.reshape(-1), CPU), shape, shapes.contiguous_strides(shape), 0, dtype)
@@ -142,10 +142,10 @@ def reduce(op, x, dims, compute, init, out_shape, result_dtype):
 
 def reduce_plan(op, x, dims, compute, init, out_shape, result_dtype, divisor=None):
     """``run(x) -> Tensor``: :func:`reduce` for tensors laid out as ``x`` is, resolved once
-    (each result divided by ``divisor`` if given); None where float16 or an empty reduction
+    (each result divided by ``divisor`` if given); None where a 16-bit float or an empty reduction
     needs the general path."""
     res_np = result_dtype.numpy
-    if x._storage.data.dtype == _F16 or compute.numpy != res_np:
+    if x._storage.data.dtype in _NARROW or compute.numpy != res_np:
         return None
     kernel = _red.plan(op, compute.numpy, x._shape, x._strides, dims, init, divisor,
                        source=x._storage.data.dtype)
@@ -185,15 +185,15 @@ def fill_affine(t, start, step):
     tmp = host_buffer(np.empty, t.numel(), np.float64 if t.dtype.is_floating_point or isinstance(step, float)
                       or isinstance(start, float) else np.int64)
     fill.affine(tmp, tmp.dtype.type(start), tmp.dtype.type(step))
-    t._np_view()[...] = tmp.astype(data.dtype) if data.dtype != _F16 else tmp
+    t._np_view()[...] = tmp.astype(data.dtype) if data.dtype not in _NARROW else tmp
 
 
 def fill_linspace(t, start, end, step):
     """``t`` = linspace values from ``start``, ``end`` and ``step``, numbers of ``t``'s dtype
     (float64 for integer dtypes), computed as PyTorch computes them for that dtype."""
-    d = t.dtype.numpy
-    buf = np.float32 if d in (np.float32, _F16) else np.float64
-    mode = 2 if d == _F16 else 0 if d.kind == "f" else 1
+    d = t.dtype
+    buf = np.float32 if d is dtypes.float32 or d in dtypes.NARROW_FLOATING else np.float64
+    mode = 2 if d is dtypes.float16 else 3 if d is dtypes.bfloat16 else 0 if d.is_floating_point else 1
     tmp = host_buffer(np.empty, t.numel(), buf)
     fill.linspace(tmp, buf(start), buf(end), buf(step), mode)
     # 2**63 becomes int64's smallest value, as x86 converts it in PyTorch's kernel.
@@ -206,8 +206,8 @@ def fill_logspace(t, start, end, step, base):
     for the second, in double precision, then converted to ``t``'s dtype."""
     tmp = host_buffer(np.empty, t.numel(), np.float64)
     fill.logspace(tmp, float(start), float(end), float(step), float(base))
-    if t.dtype.numpy == _F16:
-        # A double becomes a half through a float, as in PyTorch.
+    if t.dtype in dtypes.NARROW_FLOATING:
+        # A double becomes a 16-bit float through a float, as in PyTorch.
         tmp = tmp.astype(np.float32)
     with np.errstate(invalid="ignore", over="ignore"):
         t._np_view()[...] = tmp

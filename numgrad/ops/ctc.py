@@ -16,7 +16,7 @@ __all__: list = []
 
 
 def _prepare_loss(log_probs, *, targets, input_lengths, blank, zero_infinity):
-    if not log_probs.dtype.is_floating_point or log_probs.dtype is dtypes.float16:
+    if not log_probs.dtype.is_floating_point or log_probs.dtype in dtypes.NARROW_FLOATING:
         raise NotImplementedError(f"\"ctc_loss_cpu\" not implemented for '{torch_type_name(log_probs.dtype)}'")
     params = {"targets": targets, "input_lengths": input_lengths, "blank": blank, "zero_infinity": zero_infinity}
     return Call((log_probs.shape[1],), log_probs.dtype, params)

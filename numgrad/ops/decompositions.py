@@ -7,6 +7,7 @@ An op with several differentiable results records one tape entry on their concat
 from __future__ import annotations
 
 from .. import dtypes, shapes
+from ..autograd.autocast_state import cast_policy
 from ..autograd import tape
 from ..return_types import return_type as _return_type
 from .host_fallback import on_host
@@ -58,11 +59,11 @@ def check_input(name, x, square=True):
             raise NotImplementedError(f"\"{_KERNEL[name]}\" not implemented for '{torch_type_name(x.dtype)}'")
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{torch_type_name(x.dtype)}")
-    if x.dtype is dtypes.float16:
+    if x.dtype in dtypes.NARROW_FLOATING:
         if name not in _KERNEL:
-            raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
+            raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {torch_type_name(x.dtype)}")
         if x.numel() or name in _KERNEL_EVEN_EMPTY:
-            raise NotImplementedError(f"\"{_KERNEL[name]}\" not implemented for 'Half'")
+            raise NotImplementedError(f"\"{_KERNEL[name]}\" not implemented for '{torch_type_name(x.dtype)}'")
     if x.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if square and x._shape[-1] != x._shape[-2]:
@@ -150,7 +151,7 @@ _inv_op = primitive("linalg_inv", 1, backward_name="LinalgInvExBackward0",
 
 
 @on_host
-@op_event("aten::linalg_inv")
+@op_event("aten::linalg_inv", autocast="float32")
 def inv(A, *, out=None):
     """linalg.inv(A) -> Tensor: the inverse of each square matrix in ``A``.
 
@@ -166,6 +167,9 @@ def inv(A, *, out=None):
 def _adjugate_t(a, d):
     """adj(a)^T, which is det(a) a^{-T} when a is invertible; through the SVD otherwise, where
     adj(U S Vh)^T = det(U) det(Vh) U adj(S) Vh and adj(S)_i is the product of the other s_j."""
+    if a.numel() == 0:
+        # Nothing to invert (and no kernel to refuse a 16-bit float, as in PyTorch).
+        return a * 0
     if not bool((d == 0).any()):
         return d.unsqueeze(-1).unsqueeze(-1) * inv(a).mT
     u, s, vh = svd(a, full_matrices=False)
@@ -223,7 +227,7 @@ _solve_op = primitive("linalg_solve", 2, backward_name="LinalgSolveExBackward0",
 
 
 @on_host
-@op_event("aten::linalg_solve")
+@op_event("aten::linalg_solve", autocast="float32")
 def solve(A, B, *, left=True, out=None):
     """linalg.solve(A, B, *, left=True) -> Tensor: the solution X of ``A X = B`` (``X A = B`` when
     ``left`` is False). ``B`` may be a (batch of) vector(s); batch dims broadcast."""
@@ -275,6 +279,7 @@ _cholesky_op = primitive("linalg_cholesky", 1, backward_name="LinalgCholeskyExBa
 
 
 @on_host
+@cast_policy("float32")
 def cholesky(A, *, upper=False, out=None):
     """linalg.cholesky(A, *, upper=False) -> Tensor: L with ``A = L L^T`` (or U with ``A = U^T U``),
     reading the lower triangle of ``A``. Raises LinAlgError unless positive-definite."""
@@ -344,6 +349,7 @@ _qr_op = primitive("linalg_qr", 1, backward_name="LinalgQrBackward0", vjp=(_qr_v
 
 
 @on_host
+@cast_policy("float32")
 def qr(A, mode="reduced", *, out=None):
     """linalg.qr(A, mode='reduced') -> (Q, R): ``A = Q R`` with orthonormal Q and upper triangular R.
 
@@ -428,6 +434,7 @@ _svd_op = primitive("linalg_svd", 1, backward_name="LinalgSvdBackward0", vjp=(_s
 
 
 @on_host
+@cast_policy("float32")
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """linalg.svd(A, full_matrices=True) -> (U, S, Vh): ``A = U diag(S) Vh`` with singular values
     in descending order; ``full_matrices=False`` gives the reduced factors."""
@@ -438,6 +445,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 @on_host
+@cast_policy("float32")
 def svdvals(A, *, driver=None, out=None):
     """linalg.svdvals(A) -> Tensor: the singular values of ``A`` in descending order."""
     check_input("linalg.svdvals", A, square=False)
@@ -477,6 +485,7 @@ def _check_uplo(name, UPLO):
 
 
 @on_host
+@cast_policy("float32")
 def eigh(A, UPLO="L", *, out=None):
     """linalg.eigh(A, UPLO='L') -> (eigenvalues, eigenvectors) of symmetric matrices, reading the
     lower (or upper) triangle; eigenvalues ascend."""
@@ -489,6 +498,7 @@ def eigh(A, UPLO="L", *, out=None):
 
 
 @on_host
+@cast_policy("float32")
 def eigvalsh(A, UPLO="L", *, out=None):
     """linalg.eigvalsh(A, UPLO='L') -> Tensor: the ascending eigenvalues of symmetric matrices."""
     _check_uplo("linalg.eigvalsh", UPLO)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from .. import shapes
+from .. import dtypes, shapes
 from ..autograd import grad_mode, tape
 from .functional_elementwise import where
 from ..dtypes import torch_type_name
@@ -115,7 +115,7 @@ def _check(x1, x2, p, compute_mode):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
 
 
-@op_event("aten::cdist")
+@op_event("aten::cdist", autocast="float32")
 def cdist(x1, x2, p: float = 2.0, compute_mode=None):
     """cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary') -> Tensor
 
@@ -130,10 +130,10 @@ def cdist(x1, x2, p: float = 2.0, compute_mode=None):
     out_shape = tuple(batch) + (x1.shape[-2], x2.shape[-2])
     mode = compute_mode or _MODES[0]
     use_mm = p == 2 and (mode == _MODES[1] or (mode == _MODES[0] and max(out_shape[-2:]) > 25))
-    half = x1.dtype.name == "float16" and x1.device.type == "cpu"
-    if half and not use_mm and shapes.prod(out_shape + (x1.shape[-1],)):
-        # PyTorch's CPU kernel of differences has no float16 (its matrix-product path has).
-        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
+    narrow = x1.dtype in dtypes.NARROW_FLOATING and x1.device.type == "cpu"
+    if narrow and not use_mm and shapes.prod(out_shape + (x1.shape[-1],)):
+        # PyTorch's CPU kernel of differences has no 16-bit floats (its matrix-product path has).
+        raise NotImplementedError(f"\"cdist\" not implemented for '{torch_type_name(x1.dtype)}'")
     with grad_mode.no_grad():
         if x1.shape[-1] == 0:
             r = zeros(out_shape, dtype=x1.dtype, device=x1.device)

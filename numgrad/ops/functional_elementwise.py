@@ -326,7 +326,7 @@ def _check_lerp(input, end, weight):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{torch_type_name(d)}\'')
     if weight.__class__ in (int, float) and not -65504.0 <= weight <= 65504.0:
         # A number weight is converted to the type the kernel computes in (float32 for float16).
-        dtypes.check_fill_value(weight, dtypes.float32 if d is dtypes.float16 else d)
+        dtypes.check_fill_value(weight, dtypes.float32 if d in dtypes.NARROW_FLOATING else d)
 
 
 @_public
@@ -388,7 +388,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         check_out(out, input.shape, input.dtype, "nan_to_num")
         out.copy_(input)
         return out
-    info = np.finfo(input.dtype.numpy)
+    info = dtypes.finfo(input.dtype)
     big = float(info.max)
     values = [big if posinf is None else posinf, -big if neginf is None else neginf, nan]
     # Replacements beyond the dtype's range round to infinity, as a cast would, without its warning.

@@ -11,7 +11,7 @@ A kernel op is declared once, with :func:`kernel_op`:
   one joint rule that returns the cotangents of all inputs at once (a fused backward kernel).
 
 :func:`apply` does the rest for every kernel op alike: the device check, allocation, the arrays
-the kernel sees (float16 widened to float32 on the CPU, where Numba has no float16 arithmetic),
+the kernel sees (16-bit floats widened to float32 on the CPU, where Numba has no arithmetic for them),
 the host fallback, the tape entry, forward-mode tangents and the profiler event. Kernels never
 see a tensor and never record anything.
 """
@@ -100,7 +100,7 @@ def _compute(op: Op, call: Call, inputs: list, device):
 
 
 def _widened(dtype, device):
-    return dtypes.float32 if dtype is dtypes.float16 and device.type == "cpu" else dtype
+    return dtypes.float32 if dtype in dtypes.NARROW_FLOATING and device.type == "cpu" else dtype
 
 
 def _array(x):

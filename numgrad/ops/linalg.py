@@ -6,10 +6,11 @@ from __future__ import annotations
 from ..memo import Memo
 from .. import dtypes, shapes
 from ..devices import CPU
+from ..autograd.autocast_state import cast_policy
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..autograd.grad_mode import _state as _grad_state
-from .registry import check_devices, check_tensor_arguments, write_out as _write_out
+from .registry import bfloat16_widened as _wide, check_devices, check_tensor_arguments, write_out as _write_out
 from ..dtypes import torch_type_name
 from .records import primitive
 from ..storage import Storage
@@ -151,6 +152,7 @@ def _check_mm(input, mat2):
                            f"{_shape_str(mat2._shape)})")
 
 
+@cast_policy("lower")
 def mm(input, mat2, *, out=None):
     """mm(input, mat2) -> Tensor: the product of an (n x m) and an (m x p) matrix."""
     try:
@@ -202,6 +204,7 @@ def _check_bmm(batch1, batch2, kernel="bmm"):
         _batch_mismatch(b, k, *batch2._shape[:2])
 
 
+@cast_policy("lower")
 def bmm(input, mat2, *, out=None):
     """bmm(input, mat2) -> Tensor: batched product of (b x n x m) and (b x m x p) tensors."""
     check_tensor_arguments("bmm", input=input, mat2=mat2)
@@ -257,7 +260,7 @@ def vdot(input, other, *, out=None):
     return dot(input, other, out=out)
 
 
-@op_event("aten::matmul")
+@op_event("aten::matmul", autocast="lower")
 def matmul(input, other, *, out=None):
     """matmul(input, other) -> Tensor: matrix product with PyTorch's rules.
 
@@ -365,13 +368,13 @@ def check_addmm_dtypes(input, mat1, mat2):
                                f"and {torch_type_name(mat2.dtype)}")
 
 
-@op_event("aten::addmm")
+@op_event("aten::addmm", autocast="lower")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * (mat1 @ mat2)."""
     check_addmm_dtypes(input, mat1, mat2)
     _check_mm(mat1, mat2)
     # One node, as PyTorch's: the sum is formed in place in the fresh product.
-    r = _raw_product(mat1.detach(), mat2.detach(), (mat1._shape[0], mat2._shape[1]))
+    r = _raw_product(_wide(mat1.detach()), _wide(mat2.detach()), (mat1._shape[0], mat2._shape[1]))
     return _fused(_addmm_op, (input, mat1, mat2), r, beta, alpha, out)
 
 
@@ -397,9 +400,12 @@ def _scale_add_into(r, input, beta, alpha):
 
 
 def _fused(op, inputs, r, beta, alpha, out):
-    """Finish an add* product: scale and add ``inputs[0]`` into ``r``, then record one node."""
+    """Finish an add* product: scale and add ``inputs[0]`` into ``r`` (a float32 ``r`` of
+    bfloat16 operands is rounded after the sum), then record one node."""
     input = inputs[0]
-    if input.dtype is r.dtype:
+    if input.dtype is dtypes.bfloat16 and r.dtype is dtypes.float32:
+        r = _scale_add_into(r, tape.plain(input).float(), beta, alpha).to(dtypes.bfloat16)
+    elif input.dtype is r.dtype:
         r = _scale_add_into(r, input, beta, alpha)
     else:
         r = _scaled_sum(tape.plain(input), r, beta, alpha, r._shape)
@@ -479,7 +485,7 @@ _addr_op = primitive(
          lambda t, ans, bias, u, v, beta, alpha: _times(outer(u, t), alpha)))
 
 
-@op_event("aten::baddbmm")
+@op_event("aten::baddbmm", autocast="lower")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * bmm(batch1, batch2)."""
     if not (input.dtype is batch1.dtype is batch2.dtype):
@@ -487,7 +493,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
                            f"{dtypes.C_NAMES[batch1.dtype]}, batch2: {dtypes.C_NAMES[batch2.dtype]}")
     _check_bmm(batch1, batch2, "baddbmm")
     b, n, _ = batch1._shape
-    r = _raw_product(tape.plain(batch1), tape.plain(batch2), (b, n, batch2._shape[2]))
+    r = _raw_product(_wide(tape.plain(batch1)), _wide(tape.plain(batch2)), (b, n, batch2._shape[2]))
     return _fused(_baddbmm_op, (input, batch1, batch2), r, beta, alpha, out)
 
 
@@ -502,14 +508,14 @@ def _batch_sum_product(batch1, batch2):
     return mm(batch1.permute(1, 0, 2).reshape(n, k), batch2.reshape(k, p))
 
 
-@op_event("aten::addbmm")
+@op_event("aten::addbmm", autocast="lower")
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor: beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
     _check_bmm(batch1, batch2)
     if input.dtype is not batch1.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {torch_type_name(input.dtype)} "
                            f"and {torch_type_name(batch1.dtype)}")
-    r = _batch_sum_product(tape.plain(batch1), tape.plain(batch2))
+    r = _batch_sum_product(_wide(tape.plain(batch1)), _wide(tape.plain(batch2)))
     return _fused(_addbmm_op, (input, batch1, batch2), r, beta, alpha, out)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from .. import dtypes
+from ..autograd.autocast_state import cast_policy
 from ..autograd import grad_mode
 from ..creation import empty, eye
 from ..return_types import return_type
@@ -51,6 +52,7 @@ def _gram(factor, upper: bool):
     return matmul(factor.mT, factor) if upper else matmul(factor, factor.mT)
 
 
+@cast_policy("float32")
 def cholesky_solve(input, input2, upper: bool = False, *, out=None):
     """cholesky_solve(B, L, upper=False, *, out=None) -> Tensor
 
@@ -62,6 +64,7 @@ def cholesky_solve(input, input2, upper: bool = False, *, out=None):
     return result if out is None else out.resize_(result.shape).copy_(result)
 
 
+@cast_policy("float32")
 def cholesky_inverse(input, upper: bool = False, *, out=None):
     """cholesky_inverse(L, upper=False, *, out=None) -> Tensor
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from .. import dtypes, shapes
+from ..autograd.autocast_state import cast_policy
 from ..autograd import grad_mode, tape
 from ..return_types import return_type
 from . import decompositions as D
@@ -32,9 +33,9 @@ def _eps(dtype) -> float:
 # ------------------------------------------------------------------------------ norms
 
 def _pnorm_vjp(g, ans, x, p, dims, keepdim):
-    if x.dtype is dtypes.float16:
+    if x.dtype in dtypes.NARROW_FLOATING:
         # in float32, as the norm itself: 1 / ||x|| of a subnormal difference overflows float16
-        return _pnorm_vjp(g.float(), ans.float(), x.float(), p, dims, keepdim).half()
+        return _pnorm_vjp(g.float(), ans.float(), x.float(), p, dims, keepdim).to(x.dtype)
     a = ans if keepdim else _unsqueeze_all(ans, dims)
     ga = g if keepdim else _unsqueeze_all(g, dims)
     if p == 0:
@@ -105,8 +106,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         elif ord == 0:
             r = (x != 0).sum(dims, keepdim).to(x.dtype)
         else:
-            # float16 powers and sums run in float32, as PyTorch's: a square near 65504 stays finite
-            w = x.float() if x.dtype is dtypes.float16 else x
+            # 16-bit float powers and sums run in float32, as PyTorch's: a square near 65504 stays finite
+            w = x.float() if x.dtype in dtypes.NARROW_FLOATING else x
             if ord == 1:
                 r = w.abs().sum(dims, keepdim)
             elif ord == 2:
@@ -182,6 +183,7 @@ def _cutoff(s, atol, rtol, m, n, dtype):
     return tol
 
 
+@cast_policy("float32")
 def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
     """linalg.pinv(A, *, atol=None, rtol=None) -> Tensor: the Moore-Penrose pseudoinverse,
     through the SVD; singular values below ``max(atol, rtol * s_max)`` count as zero."""
@@ -196,6 +198,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None, out=None):
     return _write_out((vh.mT * sinv.unsqueeze(-2)) @ u.mT, out, "pinv")
 
 
+@cast_policy("float32")
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """linalg.matrix_rank(A, *, atol=None, rtol=None) -> Tensor: the number of singular values
     above the tolerance."""
@@ -204,6 +207,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return _write_out((s > _cutoff(s, atol, rtol, *A._shape[-2:], A.dtype)).sum(-1), out, "matrix_rank")
 
 
+@cast_policy("float32")
 def lstsq(A, B, rcond=None, *, driver=None):
     """linalg.lstsq(A, B, rcond=None, *, driver=None) -> (solution, residuals, rank, singular_values):
     the least-squares (minimum-norm) solution of ``A X = B``.
@@ -270,6 +274,7 @@ def multi_dot(tensors, *, out=None):
     return _write_out(r, out, "multi_dot")
 
 
+@cast_policy("lower")
 def vecdot(x, y, *, dim=-1, out=None):
     """linalg.vecdot(x, y, *, dim=-1) -> Tensor: dot products along ``dim`` with broadcasting."""
     return _write_out((x * y).sum(dim), out, "vecdot")
@@ -282,7 +287,7 @@ def _trace_vjp(g, ans, x):
 _trace_op = primitive("trace", 1, vjp=(_trace_vjp,), jvp=(lambda t, ans, x: trace(t),))
 
 
-@op_event("aten::trace")
+@op_event("aten::trace", autocast="float32")
 def trace(input):
     """trace(input) -> Tensor: the sum of the main diagonal of a 2-D tensor."""
     if input.ndim != 2:
@@ -353,6 +358,7 @@ QRResult = return_type("qr", ["Q", "R"])
 SVDResult = return_type("svd", ["U", "S", "V"])
 
 
+@cast_policy("float32")
 def inverse(input, *, out=None):
     """inverse(input) -> Tensor: alias of :func:`numgrad.linalg.inv`."""
     return D.inv(input, out=out)
@@ -374,6 +380,7 @@ def logdet(input):
     return logabs + sign.log()
 
 
+@cast_policy("float32")
 def cholesky(input, upper=False, *, out=None):
     """cholesky(input, upper=False) -> Tensor: alias of :func:`numgrad.linalg.cholesky`."""
     if not input.dtype.is_floating_point:
@@ -382,11 +389,13 @@ def cholesky(input, upper=False, *, out=None):
     return D.cholesky(input, upper=upper, out=out)
 
 
+@cast_policy("float32")
 def qr(input, some=True, *, out=None):
     """qr(input, some=True) -> (Q, R): reduced (``some``) or complete QR factorization."""
     return QRResult(*D.qr(input, "reduced" if some else "complete"))
 
 
+@cast_policy("float32")
 def svd(input, some=True, compute_uv=True, *, out=None):
     """svd(input, some=True, compute_uv=True) -> (U, S, V): ``input = U diag(S) V^T``; note V,
     not Vh. ``some=False`` gives full U and V; without ``compute_uv`` they are zero."""
@@ -400,6 +409,7 @@ def svd(input, some=True, compute_uv=True, *, out=None):
     return SVDResult(u, s, vh.mT)
 
 
+@cast_policy("float32")
 def pinverse(input, rcond=1e-15):
     """pinverse(input, rcond=1e-15) -> Tensor: alias of :func:`numgrad.linalg.pinv` with ``rtol=rcond``."""
     return pinv(input, rtol=rcond)

@@ -71,9 +71,9 @@ def _rowwise(op, x, dim, dtype, log: bool):
             return Tensor._empty(x._shape, x.dtype, x.device)
         raise NotImplementedError(f'"{op.name}_lastdim_kernel_impl" not implemented for '
                                   f"'{torch_type_name(x.dtype)}'")
-    if x.dtype is dtypes.float16:
-        # float16 is a storage format on the CPU: compute in float32 (differentiably).
-        return _rowwise(op, x.float(), dim, None, log).half()
+    if x.dtype in dtypes.NARROW_FLOATING:
+        # 16-bit floats are storage formats on the CPU: compute in float32 (differentiably).
+        return _rowwise(op, x.float(), dim, None, log).to(x.dtype)
     dim = shapes.normalize_dim(dim, max(x.ndim, 1))
     if x.ndim == 0 or (dim == x.ndim - 1 and x.is_contiguous()):
         last = x
@@ -150,8 +150,9 @@ def _run_im2col(x, geom: Geometry, pad_value: float = 0.0):
     g = geom
     out = Tensor._empty((g.N, g.C * g.kh * g.kw, g.oh * g.ow), x.dtype, x.device)
     if out.numel():
-        src = x.detach() if x.dtype is not dtypes.float16 else x.detach().float()
-        buf = out if x.dtype is not dtypes.float16 else Tensor._empty(out._shape, dtypes.float32, x.device)
+        narrow = x.dtype in dtypes.NARROW_FLOATING
+        src = x.detach().float() if narrow else x.detach()
+        buf = Tensor._empty(out._shape, dtypes.float32, x.device) if narrow else out
         sn, sc, sh, sw = src._strides
         k = _kernels(x)
         args = (g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.oh, g.ow, pad_value,
@@ -176,7 +177,7 @@ def col2im(cols, geom: Geometry):
 def _run_col2im(cols, geom: Geometry):
     g = geom
     src = cols.detach().contiguous()
-    compute = dtypes.float32 if cols.dtype is dtypes.float16 else cols.dtype
+    compute = dtypes.float32 if cols.dtype in dtypes.NARROW_FLOATING else cols.dtype
     out = zeros((g.N, g.C, g.H, g.W), dtype=compute, device=cols.device)
     if src.numel():
         if src.dtype is not compute:
@@ -246,9 +247,9 @@ def max_pool2d(x, geom: Geometry):
 
 def _run_max_pool2d(x, geom: Geometry):
     g = geom
-    if x.dtype is dtypes.float16:
+    if x.dtype in dtypes.NARROW_FLOATING:
         values, indices = max_pool2d(x.float(), geom)
-        return values.half(), indices
+        return values.to(x.dtype), indices
     values = Tensor._empty((g.N, g.C, g.oh, g.ow), x.dtype, x.device)
     indices = Tensor._empty((g.N * g.C, g.oh * g.ow), dtypes.int64, x.device)
     if values.numel():
@@ -272,7 +273,7 @@ def max_pool2d_backward(grad, indices, geom: Geometry):
 
 def _run_max_pool2d_backward(grad, indices, geom: Geometry):
     g = geom
-    compute = dtypes.float32 if grad.dtype is dtypes.float16 else grad.dtype
+    compute = dtypes.float32 if grad.dtype in dtypes.NARROW_FLOATING else grad.dtype
     out = zeros((g.N, g.C, g.H, g.W), dtype=compute, device=grad.device)
     if grad.numel():
         src = grad.detach().reshape(g.N * g.C, g.oh * g.ow)

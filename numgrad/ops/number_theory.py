@@ -118,7 +118,9 @@ def frexp(input, *, out=None):
     ``input == mantissa * 2 ** exponent``."""
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    mantissa, exponent = np.frexp(input.detach().cpu().numpy())
+    src = input.detach().cpu()
+    # A 16-bit float's mantissa and exponent are those of its float32 value.
+    mantissa, exponent = np.frexp((src.float() if src.dtype in dtypes.NARROW_FLOATING else src)._np_view())
     mantissa = _tensor(mantissa, dtype=input.dtype, device=input.device)
     exponent = _tensor(exponent.astype(np.int32), dtype=dtypes.int32, device=input.device)
     if out is not None:

@@ -14,6 +14,7 @@ from .registry import write_out
 from ..dtypes import torch_type_name
 from .records import primitive
 from ..creation import full, tensor
+from ..autograd.autocast_state import cast_policy
 from ..autograd.profiler import op_event
 
 __all__ = ["quantile", "nanquantile", "nanmedian"]
@@ -85,7 +86,7 @@ def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
     return values.reshape(rest) if scalar_q else values
 
 
-@op_event("aten::quantile")
+@op_event("aten::quantile", autocast="float32")
 def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None):
     """quantile(input, q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor
 
@@ -96,6 +97,7 @@ def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = 
     return write_out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out, "quantile")
 
 
+@cast_policy("float32")
 def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear", out=None):
     """nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear') -> Tensor
 

@@ -10,6 +10,7 @@ import numpy as np
 from ..memo import Memo
 from .. import dtypes, shapes
 from ..devices import CPU
+from ..autograd.autocast_state import cast_policy
 from ..autograd import profiler as _profiler
 from ..autograd import tape
 from ..creation import ones_like
@@ -243,7 +244,7 @@ def _new_plan(key, op, x, dim, keepdim, dtype, name):
         check_nonempty(name or op.name, x, dims, dim is None or dim == ())
     plan = False
     acc = _acc_dtype(op, x, dtype)
-    if acc is not dtypes.float16:
+    if acc not in dtypes.NARROW_FLOATING:
         compute = dtypes.bool if op in (_any_op, _all_op) else acc
         run = backend(x.device).reduce_plan(op, x, dims, compute, _identity(op, acc),
                                             reduced_shape(x._shape, dims, keepdim), acc)
@@ -257,8 +258,8 @@ def _run_reduction(op, x, dim, keepdim, dtype, name):
     if op is amax_op or op is amin_op:
         check_nonempty(name or op.name, x, dims, dim is None or dim == ())
     acc = _acc_dtype(op, x, dtype)
-    # float16 is a storage format: accumulate in float32 (and bool as itself for any/all).
-    compute = dtypes.float32 if acc is dtypes.float16 else dtypes.bool if op in (_any_op, _all_op) else acc
+    # 16-bit floats are storage formats: accumulate in float32 (and bool as itself for any/all).
+    compute = dtypes.float32 if acc in dtypes.NARROW_FLOATING else dtypes.bool if op in (_any_op, _all_op) else acc
     result = backend(x.device).reduce(op, x, dims, compute, _identity(op, acc),
                                       reduced_shape(x._shape, dims, keepdim), acc)
     params = {"dims": dims, "keepdim": keepdim, "dtype": dtype}
@@ -277,6 +278,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _write_out(run_reduction(sum_op, input, dim, keepdim, dtype), out, "sum")
 
 
+@cast_policy("float32")
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """prod(input, dim=None, keepdim=False, *, dtype=None, out=None) -> Tensor
 

@@ -52,10 +52,17 @@ _CPU_KERNEL = {"ceil": "ceil_vml_cpu", "floor": "floor_vml_cpu", "round": "round
                "trunc_divide": "div_trunc_cpu"}
 
 
-def require_floating(kernel: str, d: dtypes.dtype) -> None:
-    """PyTorch's refusal of a non-floating dtype by a kernel that has floating kernels only."""
-    if not d.is_floating_point:
+def require_floating(kernel: str, d: dtypes.dtype, bfloat16: bool = True) -> None:
+    """PyTorch's refusal of a non-floating dtype by a kernel that has floating kernels only (and
+    of bfloat16 too where PyTorch's CPU kernel has none: ``bfloat16=False``)."""
+    if not d.is_floating_point or (d is dtypes.bfloat16 and not bfloat16):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{torch_type_name(d)}'")
+
+
+def bfloat16_widened(x):
+    """``x`` in float32 if it is a bfloat16 tensor: PyTorch's bfloat16 products and convolutions
+    keep float32 sums (the bias added too) and round once."""
+    return x.float() if x.dtype is dtypes.bfloat16 else x
 
 
 def can_cast(src: dtypes.dtype, dst: dtypes.dtype) -> bool:

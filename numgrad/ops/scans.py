@@ -86,7 +86,7 @@ def _scan(op, x, dim, dtype, out):
         acc = x.dtype if x.dtype.is_floating_point else dtypes.int64
     # Running totals accumulate as PyTorch's do: float16 in float32, and on the CPU float32 in
     # float64, each output rounded once.
-    compute = dtypes.float32 if acc is dtypes.float16 else acc
+    compute = dtypes.float32 if acc in dtypes.NARROW_FLOATING else acc
     if acc is dtypes.float32 and x.device.type == "cpu":
         compute = dtypes.float64
     result = backend(x.device).scan(op, x, d, compute, 0 if op is _cumsum else 1, acc)

@@ -228,7 +228,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     vals = flat._np_view().reshape(1, -1)
     S = _sorter()
     n = vals.shape[1]
-    wide = vals if vals.dtype != np.float16 else vals.astype(np.float32)
+    narrow = vals.dtype in dtypes.NARROW_NUMPY
+    wide = vals.astype(np.float32) if narrow else vals
     sorted_vals, perm = S.sort(wide, False)
     sorted_vals = sorted_vals[0]
     group = np.empty(n, dtype=np.int64)
@@ -236,7 +237,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     uniq = np.empty(g, dtype=vals.dtype)
     inverse = np.empty(n, dtype=np.int64)
     counts = np.empty(g, dtype=np.int64)
-    move = (lambda a: a.view(np.uint16)) if vals.dtype == np.float16 else (lambda a: a)
+    move = (lambda a: a.view(np.uint16)) if narrow else (lambda a: a)
     if n:
         S.unique_scatter(perm[0], group, move(vals[0]), g, move(uniq), inverse, counts)
     out = [Tensor._from_numpy_array(uniq)]
@@ -298,7 +299,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
             f"boundaries tensor and input value tensor must match, but we got boundaries tensor "
             f"[{', '.join(map(str, seq.shape))}] and input value tensor [{', '.join(map(str, vals.shape))}]")
     ct = dtypes.promote_types(seq.dtype, vals.dtype)
-    np_ct = np.float32 if ct is dtypes.float16 else ct.numpy
+    np_ct = np.float32 if ct in dtypes.NARROW_FLOATING else ct.numpy
     # Rows are counted explicitly: reshape(-1, 0) is ambiguous for an empty innermost dim.
     s2 = np.ascontiguousarray(seq._np_view(), dtype=np_ct).reshape(
         shapes.prod(seq.shape[:-1]), seq.shape[-1] if seq.ndim else 1)

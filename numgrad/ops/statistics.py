@@ -89,7 +89,7 @@ def _mean_plan(key, x, dim, keepdim, dtype):
     d = _floating("mean", x, dtype)
     dims = _dims(dim, x.ndim)
     n = _numel(x._shape, dims)
-    run = n and d is not dtypes.float16 and _sum_div_plan(x, dims, keepdim, d, n)
+    run = n and d not in dtypes.NARROW_FLOATING and _sum_div_plan(x, dims, keepdim, d, n)
     plan = _plans[key] = (run, dims) if run else False
     return plan
 
@@ -98,9 +98,9 @@ def _mean(input, dim, keepdim, dtype, out):
     d = _floating("mean", input, dtype)
     dims = _dims(dim, input.ndim)
     n = _numel(input._shape, dims)
-    # As PyTorch's, a float16 mean sums and divides in float32: a float16 sum overflows long
-    # before the mean does.
-    wide = d is dtypes.float16
+    # As PyTorch's, a 16-bit float mean sums and divides in float32: a float16 sum overflows long
+    # before the mean does, a bfloat16 one loses its digits.
+    wide = d in dtypes.NARROW_FLOATING
     s = sum(_plain(input), dims, keepdim, dtype=dtypes.float32 if wide else dtype)
     s = s / n if n else s * math.nan
     params = {"dims": dims, "keepdim": keepdim, "dtype": dtype}
@@ -147,10 +147,10 @@ def _var(x, dim, keepdim, correction):
 
 
 def _moments(x, dim, keepdim, correction, root=False):
-    """:func:`_var` (its square root with ``root``) rounded as PyTorch's kernels round it: float16
-    accumulates in float32 (its squares overflow early), float32 on the CPU in float64, and the
-    results are rounded once."""
-    wide = dtypes.float32 if x.dtype is dtypes.float16 else (
+    """:func:`_var` (its square root with ``root``) rounded as PyTorch's kernels round it: 16-bit
+    floats accumulate in float32 (their squares overflow or lose digits early), float32 on the
+    CPU in float64, and the results are rounded once."""
+    wide = dtypes.float32 if x.dtype in dtypes.NARROW_FLOATING else (
         dtypes.float64 if x.dtype is dtypes.float32 and x.device.type == "cpu" else None)
     if wide is None:
         v, m, dims = _var(x, dim, keepdim, correction)

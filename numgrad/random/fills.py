@@ -46,12 +46,12 @@ def _check_inplace(t: Tensor):
 
 
 def _float_buffer(d: dtypes.dtype):
-    """(buffer dtype, random mantissa bits) for a floating dtype; float16 goes through float32."""
+    """(buffer dtype, random mantissa bits) for a floating dtype; 16-bit floats go through float32."""
     if d is dtypes.float64:
         return np.dtype(np.float64), 53
     if d is dtypes.float32:
         return np.dtype(np.float32), 24
-    return np.dtype(np.float32), 11
+    return np.dtype(np.float32), 11 if d is dtypes.float16 else 8
 
 
 def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator=None, **kwargs) -> Tensor:
@@ -63,14 +63,15 @@ def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator=No
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
     _check_inplace(input)
     state = generator_or_default(generator)._state
-    if input.dtype in (dtypes.float32, dtypes.float16):
+    if input.dtype is dtypes.float32 or input.dtype in dtypes.NARROW_FLOATING:
         # Bounds, span and result all in float32 arithmetic, as the generator computes them.
         low = np.float32(from_)
         draw_into(input, np.dtype(np.float32), mt19937.uniform_single, state, low, np.float32(to) - low)
-        if input.dtype is dtypes.float16:
-            # Rounded to half, a number can reach ``to``: PyTorch gives ``from`` instead.
+        if input.dtype in dtypes.NARROW_FLOATING:
+            # Rounded to 16 bits, a number can reach ``to``: PyTorch gives ``from`` instead.
+            narrow = input.dtype.numpy.type
             with no_grad():
-                input.masked_fill_(input == float(np.float16(to)), float(np.float16(from_)))
+                input.masked_fill_(input == float(narrow(to)), float(narrow(from_)))
         return input
     buf, bits = _float_buffer(input.dtype)
     return draw_into(input, buf, mt19937.uniform_double, state, bits, float(from_), float(to) - float(from_))
@@ -86,10 +87,13 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=Non
     gen = generator_or_default(generator)
     buf, bits = _float_buffer(input.dtype)
     if input.numel() >= 16 and input.is_contiguous():
-        # Dense tensors take blocks of 16, with mean and std in the tensor's own precision.
-        mean, std = buf.type(mean), buf.type(std)
+        # Dense tensors take blocks of 16, with mean and std in the tensor's own precision
+        # (16-bit floats: from 24-bit uniforms, rounded from float32).
+        narrow = input.dtype in dtypes.NARROW_FLOATING
+        mean, std = float(buf.type(mean)), float(buf.type(std))
         fused = buf == np.float64 and (mean != 0 or std != 1)
-        return draw_into(input, buf, mt19937.normal_blocks, gen._state, bits, float(mean), float(std), fused)
+        return draw_into(input, buf, mt19937.normal_blocks, gen._state, 24 if narrow else bits, mean, std, fused,
+                         narrow)
     return draw_into(input, buf, mt19937.normal_pairs, gen._state, gen._normal, float(mean), float(std))
 
 
@@ -98,7 +102,7 @@ def exact_int_bounds(d: dtypes.dtype):
     if d is dtypes.bool:
         return 0, 1
     if d.is_floating_point:
-        m = {dtypes.float16: 11, dtypes.float32: 24, dtypes.float64: 53}[d]
+        m = {dtypes.float16: 11, dtypes.bfloat16: 8, dtypes.float32: 24, dtypes.float64: 53}[d]
         return -(1 << m), 1 << m
     info = np.iinfo(d.numpy)
     return int(info.min), int(info.max)

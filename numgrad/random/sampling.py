@@ -62,7 +62,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         result = keys.argmax(-1, keepdim=True) if num_samples == 1 else keys.topk(num_samples).indices
     else:
         rows = p.reshape(-1, categories)
-        if rows.dtype is dtypes.float16:
+        if rows.dtype in dtypes.NARROW_FLOATING:
             rows = rows.float()
         result = Tensor._empty((rows.shape[0], num_samples), dtypes.int64)
         state = generator_or_default(generator)._state

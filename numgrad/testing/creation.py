@@ -15,7 +15,7 @@ def _make_array(shape, dtype: str, rng: np.random.Generator, low=None, high=None
     shape = tuple(shape)
     if dtype == "bool":
         return np.asarray(rng.random(shape) < 0.5)
-    if dtype in FLOAT_DTYPES:
+    if dtype in FLOAT_DTYPES or dtype == "bfloat16":
         lo = -5.0 if low is None else low
         hi = 5.0 if high is None else high
         return np.asarray(rng.uniform(lo, hi, shape)).astype(dtype)

@@ -17,15 +17,17 @@ def affine(out, start, step):
 
 
 @njit(cache=True, nogil=True)
-def _to_half(x):
-    """The float16 nearest to ``x`` (ties to even), as a float32."""
+def _to_narrow(x, bfloat):
+    """The float16 (or with ``bfloat`` the bfloat16) nearest to ``x`` (ties to even), as a float32."""
     a = abs(np.float64(x))
     if a == 0.0 or a != a:
         return x
-    if a >= 65520.0:
+    # Significant bits, the exponent of the smallest subnormal, and the first number that
+    # rounds to infinity.
+    digits, lowest, limit = (8, -133, 3.3961775292304e38) if bfloat else (11, -24, 65520.0)
+    if a >= limit:
         return np.float32(math.copysign(math.inf, x))
-    # The spacing of float16 numbers at ``a``: 11 significant bits, subnormal below 2**-14.
-    spacing = math.ldexp(1.0, max(math.frexp(a)[1] - 11, -24))
+    spacing = math.ldexp(1.0, max(math.frexp(a)[1] - digits, lowest))
     return np.float32(math.copysign(np.rint(a / spacing) * spacing, x))
 
 
@@ -35,16 +37,17 @@ def linspace(out, start, end, step, mode):
     i`` for the first half, ``end - step * (n - 1 - i)`` for the second, a multiply-add rounded
     once in the type of ``out``/``start``/``end``/``step`` (float32 or float64), ``i`` first
     converted to that type. ``mode`` 1 truncates each value (integer results); mode 2 rounds
-    every operation to float16 instead, half precision arithmetic having no multiply-add."""
+    every operation to float16 instead (3: to bfloat16), 16-bit arithmetic having no multiply-add."""
     n = out.shape[0]
     middle = n // 2
     for i in range(n):
         k = i if i < middle else n - 1 - i
         # The index in out's type, converted as C converts it.
         out[i] = k
-        if mode == 2:
-            scaled = _to_half(step * _to_half(out[i]))
-            out[i] = _to_half(start + scaled if i < middle else end - scaled)
+        if mode >= 2:
+            bfloat = mode == 3
+            scaled = _to_narrow(step * _to_narrow(out[i], bfloat), bfloat)
+            out[i] = _to_narrow(start + scaled if i < middle else end - scaled, bfloat)
         elif i < middle:
             out[i] = fmadd(step, out[i], start)
         else:

@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from ...memo import Memo
-from ... import shapes
+from ... import dtypes, shapes
 from ..iteration import plan
 from .parallel import parallel_njit
 
@@ -19,9 +19,8 @@ from .parallel import parallel_njit
 # machine), so only very large gathers run in parallel.
 PARALLEL_THRESHOLD = 1 << 21
 
-_F16 = np.dtype(np.float16)
 _U = np.uint64
-_MOVE_VIEW = {np.dtype(np.float16): np.uint16}
+_MOVE_VIEW = {d: np.uint16 for d in dtypes.NARROW_NUMPY}
 
 
 @njit(cache=True, nogil=True)
@@ -263,7 +262,7 @@ def minmax(x):
 # Python entry points: tensors in, kernels run over a coalesced plan.
 
 def _movable(buf):
-    """Data movement needs no arithmetic: float16 storage moves as its 16-bit pattern."""
+    """Data movement needs no arithmetic: 16-bit float storage moves as its bit pattern."""
     v = _MOVE_VIEW.get(buf.dtype)
     return buf.view(v) if v is not None else buf
 
@@ -307,8 +306,8 @@ def run_scatter(out, shape, out_strides, idx, idx_strides, src, src_strides, dst
     obuf, sbuf = out._storage.data, src._storage.data
     if mode == 0:
         scatter(shp, st, off, _movable(obuf), idx._storage.data, _movable(sbuf), dstride, 0)
-    elif obuf.dtype == _F16:
-        # No float16 arithmetic on the CPU: accumulate in a float32 copy of the whole storage.
+    elif obuf.dtype in dtypes.NARROW_NUMPY:
+        # No 16-bit float arithmetic on the CPU: accumulate in a float32 copy of the whole storage.
         wide = obuf.astype(np.float32)
         scatter(shp, st, off, wide, idx._storage.data, sbuf.astype(np.float32), dstride, mode)
         obuf[...] = wide

@@ -1,17 +1,17 @@
 """Batched matrix-product kernels for the CPU: BLAS gemm for float32 and float64, blocked loops
-for integer dtypes (and for floats when no BLAS library is found), float16 widened to float32.
+for integer dtypes (and for floats when no BLAS library is found), 16-bit floats widened to float32.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from ... import shapes
+from ... import dtypes, shapes
 from .memory import host_buffer, out_of_memory
 from . import blas
 from .parallel import note_blas
 
-_F16 = np.dtype(np.float16)
+_NARROW = dtypes.NARROW_NUMPY  # 16-bit floats: widened to float32
 _F32 = np.dtype(np.float32)
 _BLAS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -87,7 +87,7 @@ def _stack(x, batch):
         v = v[tuple(slice(0, 1) if s == 0 else slice(None) for s in v.strides[:-2])]
     own = (1,) * (len(batch) - (x.ndim - 2)) + tuple(v.shape[:-2])
     nb = shapes.prod(own)
-    if v.dtype == _F16:
+    if v.dtype in _NARROW:
         v = v.astype(_F32)
     if v.flags.c_contiguous:
         arr, trans = v.reshape(nb, r, c), False
@@ -118,7 +118,7 @@ def bmm(a, b, out):
     y, tb, ib = _stack(b, batch)
     m, n = out._shape[-2], out._shape[-1]
     o = out._np_view().reshape(-1, m, n)
-    if o.dtype == _F16:
+    if o.dtype in _NARROW:
         tmp = host_buffer(np.empty, o.size, _F32).reshape(o.shape)
         bmm_arrays(x, y, ia, ib, tmp, ta, tb)
         o[...] = tmp

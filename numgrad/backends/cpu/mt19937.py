@@ -220,6 +220,18 @@ def _box_muller_16(out, start, mean, std, fused):
             out[start + j + 8] = r * np.sin(theta) * std + mean
 
 
+@njit(cache=True, nogil=True, error_model="numpy")
+def _box_muller_16_float(out, start, mean, std):
+    # The scalar Box-Muller in float32 arithmetic (the angle formed in double, then rounded).
+    two_pi = 2.0 * np.pi
+    for j in range(8):
+        u1 = np.float32(1.0) - out[start + j]
+        radius = np.sqrt(np.float32(-2.0) * np.log(u1))
+        theta = np.float32(two_pi * np.float64(out[start + j + 8]))
+        out[start + j] = radius * np.cos(theta) * std + mean
+        out[start + j + 8] = radius * np.sin(theta) * std + mean
+
+
 # float32 blocks: the vectorized single-precision Box-Muller of PyTorch's AVX2 kernels, with
 # Cephes-style polynomial log and sincos; "fused" steps are multiply-adds rounded once.
 _F1, _F2, _FHALF = np.float32(1.0), np.float32(2.0), np.float32(0.5)
@@ -319,29 +331,34 @@ def _box_muller_single(out, start, stop, mean, std, u, t):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def normal_blocks(out, state, bits, mean, std, fused):
+def normal_blocks(out, state, bits, mean, std, fused, narrow):
     """Box-Muller in blocks of 16, as for dense tensors of 16 elements or more: every element
     first gets a uniform, then each block turns its 16 into normals; when 16 does not divide
     the size, the last 16 elements get fresh uniforms and are transformed again. ``fused``
     scales by std and adds mean with one rounding (float64 results; elsewhere it cannot
-    change the result)."""
+    change the result). ``narrow`` (the float32 buffer of a 16-bit float tensor): uniforms of
+    24 bits for the whole blocks only, transformed in float32, as PyTorch draws them."""
     n = out.shape[0]
     buf = np.empty(2 * _CHUNK, np.uint64)
     u = np.empty(_CHUNK // 2, np.float32)
     t = np.empty(_CHUNK // 2, np.float32)
+    drawn = n - n % 16 if narrow else n
     # A chunk's uniforms are transformed while still in cache: the transform draws nothing.
-    for start in range(0, n, _CHUNK):
-        m = min(_CHUNK, n - start)
+    for start in range(0, drawn, _CHUNK):
+        m = min(_CHUNK, drawn - start)
         _units(state, buf, out, start, m, bits)
-        _blocks(out, start, start + m - m % 16, bits, mean, std, fused, u, t)
+        _blocks(out, start, start + m - m % 16, bits, mean, std, fused, narrow, u, t)
     if n % 16:
         _units(state, buf, out, n - 16, np.int64(16), bits)  # int64: a literal 16 would compile _units again
-        _blocks(out, n - 16, n, bits, mean, std, fused, u, t)
+        _blocks(out, n - 16, n, bits, mean, std, fused, narrow, u, t)
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _blocks(out, start, stop, bits, mean, std, fused, u, t):
-    if bits == 24:
+def _blocks(out, start, stop, bits, mean, std, fused, narrow, u, t):
+    if narrow:
+        for i in range(start, stop, 16):
+            _box_muller_16_float(out, i, np.float32(mean), np.float32(std))
+    elif bits == 24:
         _box_muller_single(out, start, stop, mean, std, u, t)
     else:
         for i in range(start, stop, 16):

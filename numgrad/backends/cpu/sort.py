@@ -8,12 +8,15 @@ import numba
 import numpy as np
 from numba import njit
 
+from ... import dtypes
 from .parallel import use_parallel
 from .radix import sort_rows, sort_rows_par
 
 _K = dict(cache=True, error_model="numpy", nogil=True)
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-_INF_BITS = {2: 0x7C00, 4: 0x7F800000, 8: 0x7FF0000000000000}
+# The bit pattern of +inf of each floating type.
+_INF_BITS = {dtypes.float16.numpy: 0x7C00, dtypes.bfloat16.numpy: 0x7F80, dtypes.float32.numpy: 0x7F800000,
+             dtypes.float64.numpy: 0x7FF0000000000000}
 _PARALLEL_THRESHOLD = 1 << 18
 # Scratch kept for the next sort by the same thread, up to this size: fresh memory costs a page
 # fault per page on first touch, as much as a radix pass.
@@ -43,9 +46,9 @@ def sort(rows: np.ndarray, descending: bool) -> tuple:
     if rows.size == 0:
         return values, perm
     w = 8 * dt.itemsize
-    is_float = dt.kind == "f"
-    top = np.uint64(1 << (w - 1)) if dt.kind in "fi" else np.uint64(0)
-    inf = np.uint64(_INF_BITS.get(dt.itemsize, 0) if is_float else 0)
+    is_float = dt in _INF_BITS
+    top = np.uint64(1 << (w - 1)) if is_float or dt.kind == "i" else np.uint64(0)
+    inf = np.uint64(_INF_BITS.get(dt, 0))
     bits, out, idx = rows.view(udt), values.view(udt), perm.view(np.uint64)
     n = rows.shape[1]
     wide = 8 * dt.itemsize + (n - 1).bit_length() > 64  # key and index may overflow one word

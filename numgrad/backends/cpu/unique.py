@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ... import dtypes
+
 _K = dict(cache=True, error_model="numpy", nogil=True)
 
 
@@ -98,9 +100,10 @@ def unique_rows(rows: np.ndarray, sort: bool) -> tuple:
     """(unique rows, inverse, counts) of a C-contiguous 2-D array: equal rows grouped after a
     lexicographic sort, or only where they are neighbours when ``sort`` is False."""
     n = rows.shape[0]
-    # Comparisons need numbers: float16 compares as float32, and moves as its 16-bit pattern.
-    keys = rows.astype(np.float32) if rows.dtype == np.float16 else rows
-    values = rows.view(np.uint16) if rows.dtype == np.float16 else rows
+    # Comparisons need numbers: 16-bit floats compare as float32, and move as their bit patterns.
+    narrow = rows.dtype in dtypes.NARROW_NUMPY
+    keys = rows.astype(np.float32) if narrow else rows
+    values = rows.view(np.uint16) if narrow else rows
     perm = lex_argsort(keys) if sort and n > 1 else np.arange(n, dtype=np.int64)
     group = np.empty(n, dtype=np.int64)
     n_groups = group_rows(keys, perm, group) if n else 0

@@ -9,7 +9,10 @@ import ctypes
 
 import numpy as np
 
+from ... import dtypes
 from . import memory, runtime
+
+_BFLOAT16 = dtypes.bfloat16.numpy
 
 
 def is_available() -> bool:
@@ -40,9 +43,16 @@ def _check_index(device):
                            f"{n} device{'s' if n != 1 else ''} visible)")
 
 
+def _check_dtype(dtype: np.dtype) -> None:
+    if dtype == _BFLOAT16:
+        raise RuntimeError("bfloat16 tensors are CPU-only in numgrad: its CUDA kernels have no bfloat16 "
+                           "arithmetic (use float16 or float32 on the GPU)")
+
+
 def empty(numel: int, dtype: np.dtype, device):
     """An uninitialised 1-D device array of ``numel`` elements on ``device``."""
     _check_index(device)
+    _check_dtype(dtype)
     return memory.empty(numel, dtype)
 
 
@@ -57,6 +67,7 @@ def to_host(data, offset: int, numel: int) -> np.ndarray:
 def to_device(src, device):
     """A device copy of a 1-D host array or of a whole device array."""
     _check_index(device)
+    _check_dtype(src.dtype)
     out = memory.empty(src.shape[0], src.dtype)
     if src.shape[0]:
         if isinstance(src, np.ndarray):

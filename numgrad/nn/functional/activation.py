@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 
 from ... import dtypes
+from ...autograd.autocast_state import cast_policy
 from ...autograd import tape as _tape
 from ...ops import functional_elementwise as _E
 from ...ops.functional_elementwise import check_floating, sigmoid, tanh, where
@@ -354,6 +355,7 @@ def glu(input, dim: int = -1):
     return _tape.record_result(_GLU, (input,), result, {"dim": dim})
 
 
+@cast_policy("lower")
 def prelu(input, weight):
     """prelu(input, weight) -> Tensor: x if x > 0 else weight * x, with one learnable slope per
     channel (dim 1) or one for all."""

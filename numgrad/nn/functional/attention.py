@@ -110,7 +110,7 @@ def _fused(query, key, value, attn_mask, is_causal, scale):
     return fused_attention(q, k, v, mask, scale, is_causal, heads)
 
 
-@op_event("aten::scaled_dot_product_attention")
+@op_event("aten::scaled_dot_product_attention", autocast="lower")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
                                  scale=None, enable_gqa: bool = False):
     """scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False) -> Tensor
@@ -120,6 +120,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     scores. ``is_causal`` lets query i see keys 0..i. ``scale`` defaults to 1/sqrt(E).
     ``enable_gqa`` shares each key/value head among a group of query heads."""
     _check_sdpa(query, key, value, attn_mask, dropout_p, is_causal)
+    if query.dtype in dtypes.NARROW_FLOATING and query.device.type == "cpu":
+        # As PyTorch's on the CPU: 16-bit floats attend in float32, rounded once at the end.
+        wide = [None if x is None else x.float() if x.dtype is query.dtype else x
+                for x in (query, key, value, attn_mask)]
+        return scaled_dot_product_attention(*wide, dropout_p=dropout_p, is_causal=is_causal, scale=scale,
+                                            enable_gqa=enable_gqa).to(query.dtype)
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
     if enable_gqa and query.ndim >= 3:

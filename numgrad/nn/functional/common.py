@@ -23,7 +23,7 @@ __all__ = ["linear", "bilinear", "embedding", "embedding_bag", "one_hot", "dropo
            "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "normalize"]
 
 
-@op_event("aten::linear")
+@op_event("aten::linear", autocast="lower")
 def linear(input, weight, bias=None):
     """linear(input, weight, bias=None) -> Tensor: input @ weight.T + bias, with ``weight`` of
     shape (out_features, in_features)."""

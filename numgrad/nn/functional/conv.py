@@ -15,6 +15,7 @@ from ...ops.movement import cat as _cat
 from ...ops.nn import Geometry, col2im, im2col, max_pool2d as _max_pool
 from ...dtypes import torch_type_name
 from ...ops.records import primitive
+from ...ops.registry import bfloat16_widened, require_floating
 from ...ops.windows3d import Geometry3, col2vol, vol2col
 from .padding import pad
 from ...creation import tensor
@@ -70,7 +71,7 @@ def _batched(input, ndim: int, name: str):
                        f"input of size: {list(input.shape)}")
 
 
-@op_event("aten::conv2d")
+@op_event("aten::conv2d", autocast="lower")
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
 
@@ -82,7 +83,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     return out.squeeze(0) if unbatched else out
 
 
-@op_event("aten::conv1d")
+@op_event("aten::conv1d", autocast="lower")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
 
@@ -119,16 +120,18 @@ def _convolution(x, weight, bias, stride, padding, dilation, groups, one_d):
 
 def _run_conv(x, weight, bias, geom, groups, one_d):
     """The convolution of ``x`` in ``geom`` (2-D or 3-D windows) as one recorded node."""
-    w = _as4(tape.plain(weight), one_d)
+    w = _as4(bfloat16_widened(tape.plain(weight)), one_d)
     O = w.shape[0]
-    cols = _windows(_as4(tape.plain(x), one_d), geom, groups)
+    cols = _windows(_as4(bfloat16_widened(tape.plain(x)), one_d), geom, groups)
     out = _correlate(cols, w, geom, groups)
     if bias is not None:
-        out = out + tape.plain(bias).reshape(O, 1)
+        out = out + bfloat16_widened(tape.plain(bias)).reshape(O, 1)
     out = out.reshape(_out_shape(geom, O, one_d))
+    if out.dtype is not x.dtype:
+        out = out.to(x.dtype)
     # The windows are kept for the weight's gradient: the first backward takes them.
     params = {"geom": geom, "groups": groups, "one_d": one_d,
-              "cols": [cols] if weight._requires_grad and is_grad_enabled() else []}
+              "cols": [cols] if weight._requires_grad and is_grad_enabled() and w.dtype is x.dtype else []}
     return tape.record_result(_conv, (x, weight, 0.0 if bias is None else bias), out, params)
 
 
@@ -142,14 +145,14 @@ def _check_conv(x, weight, bias, groups):
     _check_dtypes(x, weight, bias)
 
 
-@op_event("aten::conv3d")
+@op_event("aten::conv3d", autocast="lower")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor
 
     3-D cross-correlation of (N, C, D, H, W) ``input`` with (O, C/groups, kd, kh, kw) ``weight``;
     ``padding`` may be an int, a triple, 'valid' or 'same'."""
     x, unbatched = _batched(input, 5, "conv3d")
-    _require_float(x, "slow_conv3d_cpu")
+    require_floating("slow_conv3d_cpu", x.dtype)
     if weight.ndim != 5:
         raise RuntimeError(f"Expected 5-dimensional weight for conv3d, but got weight of size "
                            f"{list(weight.shape)}")
@@ -205,12 +208,6 @@ def _geometry3(x, kernel, stride, padding, dilation, ceil_mode=False):
         raise RuntimeError(f"Given input size: ({C}x{D}x{H}x{W}). Calculated output size: "
                            f"({C}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
     return Geometry3(N, C, D, H, W, *kernel, *stride, *padding, *dilation, *out)
-
-
-def _require_float(x, name: str):
-    """Only floating inputs: PyTorch's kernels for these have no integer forms worth matching."""
-    if not x.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{name}\" not implemented for '{torch_type_name(x.dtype)}'")
 
 
 def _check_dtypes(x, weight, bias):

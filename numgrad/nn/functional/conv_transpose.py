@@ -9,8 +9,9 @@ from __future__ import annotations
 from ...autograd import tape
 from ...ops.nn import Geometry
 from ...ops.records import primitive
+from ...ops.registry import bfloat16_widened, require_floating
 from ...ops.windows3d import Geometry3
-from .conv import (_WIDE_BELOW, _as4, _batched, _check_dtypes, _conv_input_grad, _correlate, _out_shape, _require_float,
+from .conv import (_WIDE_BELOW, _as4, _batched, _check_dtypes, _conv_input_grad, _correlate, _out_shape,
                    _weight_from_windows, _windows)
 from ...autograd.profiler import op_event
 
@@ -85,7 +86,7 @@ _conv_transpose = primitive(
 def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, n: int):
     name = f"conv_transpose{n}d"
     x, unbatched = _batched(input, n + 2, name)
-    _require_float(x, f"slow_conv_transpose{max(n, 2)}d_out_cpu")
+    require_floating(f"slow_conv_transpose{max(n, 2)}d_out_cpu", x.dtype)
     if weight.ndim != n + 2:
         raise RuntimeError(f"Expected {n + 2}-dimensional weight for {name}, but got weight of size "
                            f"{list(weight.shape)}")
@@ -127,15 +128,18 @@ def _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, gro
                         *(pre[2] + padding), *(pre[3] + dilation), *(pre[4] + grid))
     one_d = n == 1
     out_shape = (N, C_out) + size
-    out = _transposed(tape.plain(x), tape.plain(weight), geom, groups, one_d, out_shape)
+    out = _transposed(bfloat16_widened(tape.plain(x)), bfloat16_widened(tape.plain(weight)), geom, groups, one_d,
+                      out_shape)
     if bias is not None:
-        out = out + tape.plain(bias).reshape((C_out,) + (1,) * n)
+        out = out + bfloat16_widened(tape.plain(bias)).reshape((C_out,) + (1,) * n)
+    if out.dtype is not x.dtype:
+        out = out.to(x.dtype)
     out = tape.record_result(_conv_transpose, (x, weight, 0.0 if bias is None else bias), out,
                              {"geom": geom, "groups": groups, "one_d": one_d, "cache": []})
     return out.squeeze(0) if unbatched else out
 
 
-@op_event("aten::conv_transpose1d")
+@op_event("aten::conv_transpose1d", autocast="lower")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1):
     """conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
@@ -145,7 +149,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
 
 
-@op_event("aten::conv_transpose2d")
+@op_event("aten::conv_transpose2d", autocast="lower")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1):
     """conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor
@@ -156,7 +160,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
 
 
-@op_event("aten::conv_transpose3d")
+@op_event("aten::conv_transpose3d", autocast="lower")
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1,
                      dilation=1):
     """conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1) -> Tensor

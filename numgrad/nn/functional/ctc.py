@@ -58,7 +58,7 @@ def _target_rows(targets, target_lengths, batch, classes):
     return rows
 
 
-@op_event("aten::ctc_loss")
+@op_event("aten::ctc_loss", autocast="float32")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank: int = 0, reduction: str = "mean",
              zero_infinity: bool = False):
     """ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean',

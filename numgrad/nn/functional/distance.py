@@ -15,10 +15,10 @@ __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 
 
 def _norm(x, p, dim, keepdim):
-    """``vector_norm``, accumulated in float32 for float16 ``x`` (as PyTorch's norm kernels do):
+    """``vector_norm``, accumulated in float32 for 16-bit float ``x`` (as PyTorch's norm kernels do):
     float16 squares overflow above 256 and underflow below 2**-12."""
-    if x.dtype is dtypes.float16:
-        return vector_norm(x, p, dim, keepdim, dtype=dtypes.float32).to(dtypes.float16)
+    if x.dtype in dtypes.NARROW_FLOATING:
+        return vector_norm(x, p, dim, keepdim, dtype=dtypes.float32).to(x.dtype)
     return vector_norm(x, p, dim, keepdim)
 
 
@@ -60,8 +60,8 @@ def pdist(input, p: float = 2):
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input.dtype.is_floating_point:
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if input.dtype is dtypes.float16 and input.shape[0] > 1 and input.shape[1]:
-        # PyTorch has no float16 kernel, but returns without one when there is nothing to compute
+    if input.dtype in dtypes.NARROW_FLOATING and input.shape[0] > 1 and input.shape[1]:
+        # PyTorch has no 16-bit float kernel, but returns without one when there is nothing to compute
         raise NotImplementedError(f"\"pdist\" not implemented for '{torch_type_name(input.dtype)}'")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")

@@ -75,7 +75,7 @@ _mse_loss = primitive("mse_loss", 2, backward_name="MseLossBackward0",
                       vjp=(_mse_vjp(1.0), _mse_vjp(-1.0)), jvp=(_mse_jvp(1.0), _mse_jvp(-1.0)))
 
 
-@op_event("aten::mse_loss")
+@op_event("aten::mse_loss", autocast="float32")
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
     """mse_loss(input, target, reduction='mean') -> Tensor: (input - target)**2, reduced."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -95,7 +95,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
     return loss
 
 
-@op_event("aten::l1_loss")
+@op_event("aten::l1_loss", autocast="float32")
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean", weight=None):
     """l1_loss(input, target, reduction='mean') -> Tensor: |input - target|, reduced."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
@@ -146,7 +146,7 @@ def _huber(x, y, delta):
     return _E.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
 
 
-@op_event("aten::huber_loss")
+@op_event("aten::huber_loss", autocast="float32")
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0, weight=None):
     """huber_loss(input, target, reduction='mean', delta=1.0) -> Tensor
 
@@ -184,7 +184,7 @@ def _smooth_l1(x, y, beta):
     return _E.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
 
 
-@op_event("aten::smooth_l1_loss")
+@op_event("aten::smooth_l1_loss", autocast="float32")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0):
     """smooth_l1_loss(input, target, reduction='mean', beta=1.0) -> Tensor
@@ -258,7 +258,7 @@ def _single_pass(input, target) -> bool:
             and not target.dtype.is_floating_point and target.dtype is not dtypes.bool)
 
 
-@op_event("aten::nll_loss_nd")
+@op_event("aten::nll_loss_nd", autocast="float32")
 def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
              reduction: str = "mean"):
     """nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean') -> Tensor
@@ -289,7 +289,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     return loss.sum() / w.sum()
 
 
-@op_event("aten::cross_entropy_loss")
+@op_event("aten::cross_entropy_loss", autocast="float32")
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                   reduction: str = "mean", label_smoothing: float = 0.0):
     """cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0)
@@ -359,7 +359,7 @@ def _bce_values(x, y, w):
     return loss * w if w.__class__ is not float else loss
 
 
-@op_event("aten::binary_cross_entropy")
+@op_event("aten::binary_cross_entropy", autocast="float32")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction: str = "mean"):
     """binary_cross_entropy(input, target, weight=None, reduction='mean') -> Tensor
 
@@ -403,7 +403,7 @@ def _bce_logits_values(x, y, w, pw):
     return loss * w if w.__class__ is not float else loss
 
 
-@op_event("aten::binary_cross_entropy_with_logits")
+@op_event("aten::binary_cross_entropy_with_logits", autocast="float32")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction: str = "mean", pos_weight=None):
     """binary_cross_entropy_with_logits(input, target, weight=None, reduction='mean', pos_weight=None)
@@ -420,7 +420,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _cast_result(_run_loss(_bce_logits, inputs, _bce_logits_values, reduction), target.dtype)
 
 
-@op_event("aten::kl_div")
+@op_event("aten::kl_div", autocast="float32")
 def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False):
     """kl_div(input, target, reduction='mean', log_target=False) -> Tensor
 
@@ -447,7 +447,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction: str = "mean
     return _reduce(loss, reduction)
 
 
-@op_event("aten::poisson_nll_loss")
+@op_event("aten::poisson_nll_loss", autocast="float32")
 def poisson_nll_loss(input, target, log_input: bool = True, full: bool = False, size_average=None,
                      eps: float = 1e-8, reduce=None, reduction: str = "mean"):
     """poisson_nll_loss(input, target, log_input=True, full=False, eps=1e-8, reduction='mean') -> Tensor
@@ -516,7 +516,7 @@ def _soft_margin(x, y):
     return (-x * y).exp().log1p()
 
 
-@op_event("aten::soft_margin_loss")
+@op_event("aten::soft_margin_loss", autocast="float32")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
     """soft_margin_loss(input, target, reduction='mean') -> Tensor: log(1 + exp(-target * input)), reduced."""
     reduction = _legacy_reduction(size_average, reduce, reduction)

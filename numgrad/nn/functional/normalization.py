@@ -28,6 +28,12 @@ def _normalize(x, dims, eps):
     return xc * rstd, mean, var, rstd
 
 
+def _widened(v):
+    """``v`` in float32 if it is a 16-bit float tensor: normalizations compute in float32 and
+    round their result once, as PyTorch's."""
+    return v.float() if v.__class__ is not float and v.dtype in dtypes.NARROW_FLOATING else v
+
+
 def _affine(x, w, b):
     # An absent weight or bias is the float 1.0 or 0.0, so it has no edge in the graph.
     if w.__class__ is not float:
@@ -78,14 +84,14 @@ _layer_norm = primitive(
 
 def _check_param_dtypes(input, *params):
     """PyTorch's CPU rule for the parameters of a normalization (None for absent ones): all of
-    the input's dtype, or, for a float16 input only, all float32."""
+    the input's dtype, or, for a 16-bit float input only, all float32."""
     given = [p for p in params if p is not None]
     if not given:
         return
     if given[0].dtype is not input.dtype:
         if any(p.dtype is not dtypes.float32 for p in given):
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-        if input.dtype is not dtypes.float16:
+        if input.dtype not in dtypes.NARROW_FLOATING:
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         return
     for p in given:
@@ -115,14 +121,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     require_floating("LayerNormKernelImpl", input.dtype)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
-    x, w, b = [tape.plain(v) for v in inputs]
+    x, w, b = [_widened(tape.plain(v)) for v in inputs]
     xhat, mean, _, rstd = _normalize(x, dims, eps)
     return tape.record_result(_layer_norm, inputs, _like_input(_affine(xhat, w, b), input),
                               {"dims": dims, "eps": eps, "mean": mean, "rstd": rstd})
 
 
 def _like_input(out, input):
-    # float32 parameters of a float16 input: computed in float32, returned in float16 as PyTorch's.
+    # A 16-bit float input is normalized in float32 and its result rounded, as PyTorch's.
     return out if out.dtype is input.dtype else out.to(input.dtype)
 
 
@@ -141,7 +147,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     shape = (1, C) + (1,) * (input.ndim - 2)
     dims = (0,) + tuple(range(2, input.ndim))
     inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
-    x, w, b = [tape.plain(v) for v in inputs]
+    x, w, b = [_widened(tape.plain(v)) for v in inputs]
     w, b = [v if v.__class__ is float else v.reshape(shape) for v in (w, b)]
     batch = training or running_mean is None
     if batch:
@@ -311,7 +317,7 @@ def group_norm(input, num_groups: int, weight=None, bias=None, eps: float = 1e-5
     require_floating("GroupNormKernelImpl", input.dtype)
     shape = (1, C) + (1,) * (input.ndim - 2)
     inputs = (input, 1.0 if weight is None else weight, 0.0 if bias is None else bias)
-    x, w, b = [tape.plain(v) for v in inputs]
+    x, w, b = [_widened(tape.plain(v)) for v in inputs]
     xhat, mean, _, rstd = _normalize(_grouped(x, num_groups), (2,), eps)
     out = _affine(xhat.reshape(x.shape), *[v if v.__class__ is float else v.reshape(shape) for v in (w, b)])
     dims = (0,) + tuple(range(2, input.ndim))
@@ -373,8 +379,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = dtypes.finfo(input.dtype).eps
     dims = tuple(range(input.ndim - len(shape), input.ndim))
-    # float16 inputs are normalized in float32, as PyTorch's.
-    x = input.float() if input.dtype is dtypes.float16 else input
+    x = _widened(input)
     out = x * _E.rsqrt((x * x).mean(dims, keepdim=True) + eps)
     return (out * weight if weight is not None else out).to(input.dtype)
 
@@ -389,6 +394,10 @@ def local_response_norm(input, size: int, alpha: float = 1e-4, beta: float = 0.7
     require_floating("avg_pool2d", input.dtype)
     if input.numel() == 0:
         return input
+    if input.ndim > 3:
+        # PyTorch averages the squares of 4-D and larger inputs with avg_pool3d, which has no
+        # bfloat16 kernel.
+        require_floating("avg_pool3d_out_frame", input.dtype, bfloat16=False)
     C = input.shape[1]
     padded = _pad(input * input, (0, 0) * (input.ndim - 2) + (size // 2, (size - 1) // 2))
     window = padded[:, 0:C]

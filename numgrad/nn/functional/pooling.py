@@ -11,9 +11,10 @@ import math
 from ...autograd import tape
 from ...ops.pooling import adaptive_avg_pool2d, adaptive_avg_pool2d_backward
 from ...ops.records import primitive
+from ...ops.registry import require_floating
 from ...ops.windows3d import adaptive_argmax, col2vol, pick, place, vol2col, window_argmax
 from .activation import relu
-from .conv import _batched, _geometry3, _pair, _require_float, _single, _triple, avg_pool1d, avg_pool2d
+from .conv import _batched, _geometry3, _pair, _single, _triple, avg_pool1d, avg_pool2d
 from ...creation import tensor
 from ...autograd.profiler import op_event
 
@@ -34,7 +35,7 @@ def _pool_geometry3(x, kernel_size, stride, padding, dilation, ceil_mode):
     return _geometry3(x, kernel, stride, padding, _triple(dilation, "dilation"), ceil_mode)
 
 
-@op_event("aten::max_pool3d")
+@op_event("aten::max_pool3d", autocast="float32")
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)
@@ -42,7 +43,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     Maximum over each window of (N, C, D, H, W) or (C, D, H, W) ``input`` (padding never
     wins); the gradient goes to the first maximum; indices are flat within each D*H*W plane."""
     x, _ = _batched(input, 5, "max_pool3d")
-    _require_float(x, "max_pool3d")
+    require_floating("max_pool3d", x.dtype)
     geom = _pool_geometry3(x, kernel_size, stride, padding, dilation, ceil_mode)
     indices = window_argmax(x, geom)
     shape = tuple(input.shape[:-3]) + (geom.od, geom.oh, geom.ow)
@@ -87,7 +88,7 @@ _avg_pool3d = primitive(
     jvp=(lambda t, ans, x, geom, divisor: _window_means(t, geom, divisor),))
 
 
-@op_event("aten::avg_pool3d")
+@op_event("aten::avg_pool3d", autocast="float32")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override=None):
     """avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None)
@@ -97,7 +98,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode: bool = Fal
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     x, _ = _batched(input, 5, "avg_pool3d")
-    _require_float(x, "avg_pool3d_out_frame")
+    require_floating("avg_pool3d_out_frame", x.dtype, bfloat16=False)
     N, C = x.shape[:2]
     # Each channel pools alone: the windows of (N*C, 1, D, H, W).
     geom = _pool_geometry3(x, kernel_size, stride, padding, 1, ceil_mode)._replace(N=N * C, C=1)
@@ -128,14 +129,14 @@ def _check_adaptive_input(input, n: int, name: str):
                                f"but input has sizes {list(input.shape)} with dimension {d} being empty")
 
 
-@op_event("aten::adaptive_avg_pool3d")
+@op_event("aten::adaptive_avg_pool3d", autocast="float32")
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(input, output_size) -> Tensor
 
     Average pooling of a (N, C, D, H, W) or (C, D, H, W) input to ``output_size`` (an int or a
     triple; None keeps that dimension's size), whatever the input's size."""
     _check_adaptive_input(input, 3, "adaptive_avg_pool3d")
-    _require_float(input, "adaptive_avg_pool3d_cpu")
+    require_floating("adaptive_avg_pool3d_cpu", input.dtype)
     od, oh, ow = _adaptive_size(output_size, input, 3, "adaptive_avg_pool3d")
     if (od, oh, ow) == (1, 1, 1):
         return input.mean((-3, -2, -1), keepdim=True)
@@ -168,7 +169,7 @@ _adaptive_avg_pool3d = primitive(
 def _adaptive_max(input, output_size, return_indices, n: int):
     name = f"adaptive_max_pool{n}d"
     _check_adaptive_input(input, n, name)
-    _require_float(input, f"{name}_cpu")
+    require_floating(f"{name}_cpu", input.dtype)
     size = _adaptive_size(output_size, input, n, name)
     x = input
     for _ in range(3 - n):
@@ -200,7 +201,7 @@ def adaptive_max_pool2d(input, output_size, return_indices: bool = False):
     return _adaptive_max(input, output_size, return_indices, 2)
 
 
-@op_event("aten::adaptive_max_pool3d")
+@op_event("aten::adaptive_max_pool3d", autocast="float32")
 def adaptive_max_pool3d(input, output_size, return_indices: bool = False):
     """adaptive_max_pool3d(input, output_size, return_indices=False)
 
@@ -218,7 +219,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode: bool = Fals
     """lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor
 
     The p-norm of each window, (sum x**p)**(1/p), of (N, C, L) or (C, L) ``input``."""
-    _require_float(input, "lp_pool1d")
+    require_floating("lp_pool1d", input.dtype)
     k = _single(kernel_size)
     pooled = avg_pool1d(input.pow(norm_type), k, stride, 0, ceil_mode)
     return _lp(pooled, norm_type, k)
@@ -228,7 +229,7 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode: bool = Fals
     """lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor
 
     The p-norm of each window, (sum x**p)**(1/p), of (N, C, H, W) or (C, H, W) ``input``."""
-    _require_float(input, "lp_pool2d")
+    require_floating("lp_pool2d", input.dtype)
     kh, kw = _pair(kernel_size)
     pooled = avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode)
     return _lp(pooled, norm_type, kh * kw)
@@ -238,7 +239,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode: bool = Fals
     """lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor
 
     The p-norm of each window, (sum x**p)**(1/p), of (N, C, D, H, W) or (C, D, H, W) ``input``."""
-    _require_float(input, "lp_pool3d")
+    require_floating("lp_pool3d", input.dtype)
     kd, kh, kw = _triple(kernel_size)
     pooled = avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode)
     return _lp(pooled, norm_type, kd * kh * kw)
@@ -246,7 +247,7 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode: bool = Fals
 
 def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n: int):
     name = f"max_unpool{n}d"
-    _require_float(input, name)
+    require_floating(name, input.dtype)
     kernel = _ints(kernel_size, n)
     stride = kernel if stride is None else _ints(stride, n)
     padding = _ints(padding, n)
@@ -301,7 +302,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
                        2).squeeze(-1)
 
 
-@op_event("aten::max_unpool2d")
+@op_event("aten::max_unpool2d", autocast="float32")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
 
@@ -310,7 +311,7 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
 
 
-@op_event("aten::max_unpool3d")
+@op_event("aten::max_unpool3d", autocast="float32")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None) -> Tensor
 

@@ -20,7 +20,7 @@ __all__ = ["margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss
 _NORM_EPSILON = 1e-12
 
 
-@op_event("aten::margin_ranking_loss")
+@op_event("aten::margin_ranking_loss", autocast="float32")
 def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_average=None, reduce=None,
                         reduction: str = "mean"):
     """margin_ranking_loss(input1, input2, target, margin=0, reduction='mean') -> Tensor
@@ -34,7 +34,7 @@ def margin_ranking_loss(input1, input2, target, margin: float = 0.0, size_averag
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
-@op_event("aten::hinge_embedding_loss")
+@op_event("aten::hinge_embedding_loss", autocast="float32")
 def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean"):
     """hinge_embedding_loss(input, target, margin=1.0, reduction='mean') -> Tensor
@@ -49,7 +49,7 @@ def hinge_embedding_loss(input, target, margin: float = 1.0, size_average=None, 
     return _reduce(below_margin + _E.where(target != -1, input, 0), reduction)
 
 
-@op_event("aten::cosine_embedding_loss")
+@op_event("aten::cosine_embedding_loss", autocast="float32")
 def cosine_embedding_loss(input1, input2, target, margin: float = 0.0, size_average=None, reduce=None,
                           reduction: str = "mean"):
     """cosine_embedding_loss(input1, input2, target, margin=0, reduction='mean') -> Tensor
@@ -87,7 +87,7 @@ def _triplet(anchor, positive, negative, distance, margin, swap, reduction):
     return _reduce((margin + distance(anchor, positive) - to_negative).clamp_min(0), reduction)
 
 
-@op_event("aten::triplet_margin_loss")
+@op_event("aten::triplet_margin_loss", autocast="float32")
 def triplet_margin_loss(anchor, positive, negative, margin: float = 1.0, p: float = 2, eps: float = 1e-6,
                         swap: bool = False, size_average=None, reduce=None, reduction: str = "mean"):
     """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction='mean')
@@ -168,7 +168,7 @@ _multi_margin_loss = primitive("multi_margin_loss", 3, backward_name="MultiMargi
                                vjp=(_multi_margin_vjp, None, None), jvp=(_multi_margin_jvp, None, None))
 
 
-@op_event("aten::multi_margin_loss")
+@op_event("aten::multi_margin_loss", autocast="float32")
 def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=None, size_average=None,
                       reduce=None, reduction: str = "mean"):
     """multi_margin_loss(input, target, p=1, margin=1, weight=None, reduction='mean') -> Tensor
@@ -188,7 +188,7 @@ def multi_margin_loss(input, target, p: int = 1, margin: float = 1.0, weight=Non
                            f"samples (batch size). Expected target size [{n_samples}], but got "
                            f"{list(target.shape)}. Input has shape {list(input.shape)}.")
     _check_class_targets(target)
-    require_floating("multi_margin_loss_cpu_kernel", input.dtype)
+    require_floating("multi_margin_loss_cpu_kernel", input.dtype, bfloat16=False)
     _check_weights_constant("multi_margin_loss", ("weight", weight))
     n_classes = input.shape[-1] if input.ndim else 1
     if target.numel() and ((target < 0) | (target >= n_classes)).any().item():
@@ -235,7 +235,7 @@ _multilabel_margin_loss = primitive("multilabel_margin_loss", 2, backward_name="
                                     vjp=(_multilabel_margin_vjp, None), jvp=(_multilabel_margin_jvp, None))
 
 
-@op_event("aten::multilabel_margin_loss")
+@op_event("aten::multilabel_margin_loss", autocast="float32")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction: str = "mean"):
     """multilabel_margin_loss(input, target, reduction='mean') -> Tensor
 
@@ -247,7 +247,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     if list(target.shape) != list(input.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     _check_class_targets(target)
-    require_floating("multilabel_margin_loss_forward_out_frame", input.dtype)
+    require_floating("multilabel_margin_loss_forward_out_frame", input.dtype, bfloat16=False)
     n_classes = input.shape[-1] if input.ndim else 1
     if target.numel() and ((target < -1) | (target >= n_classes)).any().item():
         raise RuntimeError("argument #2 'target' is out of range")

@@ -209,7 +209,7 @@ def _check_grid_sample(input, grid, mode):
                            f"{torch_type_name(grid.dtype)}")
 
 
-@op_event("aten::grid_sampler")
+@op_event("aten::grid_sampler", autocast="float32")
 def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros", align_corners=None):
     """grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None) -> Tensor
 

@@ -496,6 +496,9 @@ class Module:
     def half(self) -> "Module":
         return self._apply(lambda t: t.half(), floats_only=True)
 
+    def bfloat16(self) -> "Module":
+        return self._apply(lambda t: t.bfloat16(), floats_only=True)
+
     # ------------------------------------------------------------------ printing
     def _get_name(self) -> str:
         return type(self).__name__

@@ -70,6 +70,9 @@ class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sort
     def half(self):
         return self.to(dtype=dtypes.float16)
 
+    def bfloat16(self):
+        return self.to(dtype=dtypes.bfloat16)
+
     def long(self):
         return self.to(dtype=dtypes.int64)
 

@@ -12,7 +12,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
-from ..functional_elementwise import div
+from ..functional_elementwise import div, where
 from ..records import elementwise, not_implemented, primitive
 from .binding import alias, unary
 from .shared import like, magnitude, zero
@@ -243,5 +243,7 @@ def _nextafter(x, y, bits):
     return math.copysign(r, x) if r == 0 else r
 
 
+# Where x == y the result is y itself, so x's change does not reach it (PyTorch's rule too).
 elementwise("nextafter", _nextafter, nin=3, result="floating",
-            vjp=(lambda g, ans, x, y, h: g, zero, None), jvp=(lambda t, ans, x, y, h: t, zero, None))
+            vjp=(lambda g, ans, x, y, h: where(x == y, 0.0, g), zero, None),
+            jvp=(lambda t, ans, x, y, h: where(x == y, 0.0, t), zero, None))

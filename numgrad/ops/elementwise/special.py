@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from ... import dtypes
 from .. import special_math
 from ..functional_elementwise import polygamma, special_i1, where
 from ..records import elementwise, not_implemented
@@ -51,7 +50,7 @@ i0 = unary(elementwise("i0", special_math.i0, result="float", d=lambda ans, x: s
 def _i1_derivative(ans, x):
     # i1'(x) = i0(x) - i1(x) / x, which tends to 1/2 at 0; below the smallest normal number
     # i1(x) ~ x / 2 has lost its digits, so the limit is used there.
-    tiny = float(np.finfo(x.dtype.numpy).tiny)
+    tiny = dtypes.finfo(x.dtype).tiny
     return where(x.abs() < tiny, 0.5, i0(x) - ans / x)
 
 

@@ -70,13 +70,13 @@ _SharedTensor = namedtuple("_SharedTensor", "name shape dtype requires_grad")
 
 def _to_shared(obj, tensor_type):
     if isinstance(obj, tensor_type) and obj.device.type == "cpu":
-        array = np.ascontiguousarray(obj.detach().numpy())
+        array = np.ascontiguousarray(obj.detach()._np_view())
         block = shared_memory.SharedMemory(create=True, size=max(array.nbytes, 1))
         np.ndarray(array.shape, array.dtype, buffer=block.buf)[...] = array
         # The main process frees the block: this process must not track it past its own exit.
         resource_tracker.unregister(block._name, "shared_memory")
         block.close()
-        return _SharedTensor(block.name, array.shape, array.dtype.str, obj.requires_grad)
+        return _SharedTensor(block.name, array.shape, array.dtype, obj.requires_grad)
     return _walk(obj, lambda x: _to_shared(x, tensor_type))
 
 
