@@ -124,11 +124,11 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Sets the default floating point dtype. Only float32 and float64 are accepted."""
+    """Sets the default floating point dtype (any floating dtype: float16, bfloat16, float32, float64)."""
     global _default_dtype
     d = as_dtype(d)
-    if d not in (float32, float64):
-        raise TypeError("only floating-point types float32 and float64 are supported as the default type")
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
     _default_dtype = d
 
 

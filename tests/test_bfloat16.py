@@ -352,3 +352,21 @@ def test_testing_helpers_take_bfloat16():
     T.assert_close(numgrad.tensor([1.0]).bfloat16(), numgrad.tensor([1.005]).bfloat16())  # bfloat16's tolerance
     with pytest.raises(AssertionError):
         T.assert_close(numgrad.tensor([1.0]).bfloat16(), numgrad.tensor([1.05]).bfloat16())
+
+
+@needs_torch
+def test_bfloat16_as_the_default_dtype():
+    try:
+        for lib in (torch, numgrad):
+            lib.set_default_dtype(lib.bfloat16)
+        numgrad.manual_seed(0)
+        torch.manual_seed(0)
+        x, t = numgrad.randn(4), torch.randn(4)
+        assert str(x) == str(t) and "dtype" not in str(x)
+        assert (numgrad.ones(2, dtype=numgrad.int64) * 1.5).dtype is numgrad.bfloat16
+        assert numgrad.nn.Linear(2, 3).weight.dtype is numgrad.bfloat16 and numgrad.tensor(0.5).dtype is numgrad.bfloat16
+    finally:
+        torch.set_default_dtype(torch.float32)
+        numgrad.set_default_dtype(numgrad.float32)
+    with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
+        numgrad.set_default_dtype(numgrad.int64)

@@ -29,6 +29,7 @@ _TORCH_FNS = {
     "linalg.solve": torch.linalg.solve,
     "polygamma": lambda x, n: torch.polygamma(n, x),
     "special_i1": torch.special.i1,
+    "special_xlog1py": torch.special.xlog1py,
     "cov.weights": _torch_cov_weighted,
     "aminmax": _torch_aminmax,
     "nanmedian.dim": lambda x, *a, **k: torch.nanmedian(x, *a, **k).values,

@@ -499,6 +499,14 @@ def sigmoid_backward(grad, output):
     return run_elementwise(OPS["sigmoid_backward"], (grad, output))
 
 
+def special_xlog1py(input, other, *, out=None):
+    """input * log1p(other), 0 where input is 0 (even where other is -1), NaN where other is NaN
+    (``numgrad.special.xlog1py``)."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("xlog1py() expects at least one Tensor argument")
+    return run_elementwise(OPS["special_xlog1py"], (input, other), out)
+
+
 def special_i1(input, *, out=None):
     """Modified Bessel function of the first kind, order 1 (``numgrad.special.i1``)."""
     return run_elementwise(OPS["special_i1"], (input,), out)

@@ -341,6 +341,14 @@ def _np_xlogy(x, y):
     return np.where(np.isnan(y), np.nan, r)
 
 
+def _np_xlog1py(x, y):
+    # In float64 even for bool operands (NumPy's log1p of a bool is float16).
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        r = np.where(x == 0, 0.0, x * np.log1p(y))
+    return np.where(np.isnan(y), np.nan, r)
+
+
 def _np_nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 

@@ -11,7 +11,7 @@ import math
 from numba.extending import register_jitable
 
 from .. import scalar_math
-from ..functional_elementwise import pow, pow_backward, sigmoid_backward, where, xlogy
+from ..functional_elementwise import pow, pow_backward, sigmoid_backward, special_xlog1py, where, xlogy
 from ..records import _tagged, elementwise
 from . import vecmath
 from .binding import binary, unary
@@ -161,13 +161,19 @@ def _log_or_nan(y):
     return math.log(y) if y > 0 else (-math.inf if y == 0 else math.nan)
 
 
-def _xlogy(x, y):
-    # 0 where x == 0, even for y == 0 or inf; NaN for a NaN y, as PyTorch's.
+@register_jitable
+def _x_times(x, y, log_y):
+    # x * log_y, but 0 where x == 0 (even where log_y is infinite); NaN for a NaN y, as PyTorch's
+    # xlogy and xlog1py.
     if y != y:
         return y
     if x == 0:
         return x - x
-    return x * _log_or_nan(y)
+    return x * log_y
+
+
+def _xlogy(x, y):
+    return _x_times(x, y, _log_or_nan(y))
 
 
 def _xlogy_dx(g, x, y):
@@ -180,3 +186,25 @@ def _xlogy_dx(g, x, y):
 elementwise("xlogy", _xlogy, nin=2, result="float", variants={"st": "XlogyBackward1", "ts": "XlogyBackward2"},
             vjp=(lambda g, ans, x, y: _xlogy_dx(g, x, y), lambda g, ans, x, y: g * x / y),
             jvp=(lambda t, ans, x, y: _xlogy_dx(t, x, y), lambda t, ans, x, y: t * x / y))
+
+
+@register_jitable
+def _log1p_or_nan(y):
+    # As _log_or_nan: the simulated CUDA target's math.log1p raises at -1 and below.
+    return math.log1p(y) if y > -1 else (-math.inf if y == -1 else math.nan)
+
+
+def _xlog1py(x, y):
+    return _x_times(x, y, _log1p_or_nan(y))
+
+
+def _xlog1py_dx(g, x, y):
+    # g log1p(y), 0 where x == 0 (NaN where y is), as PyTorch's: g * xlog1py(x != 0, y).
+    nonzero = (x != 0) if hasattr(x, "_storage") else float(x != 0)
+    return g * special_xlog1py(nonzero, y)
+
+
+elementwise("special_xlog1py", _xlog1py, nin=2, result="float", backward_name="SpecialXlog1PyBackward0",
+            variants={"st": "SpecialXlog1PyBackward1", "ts": "SpecialXlog1PyBackward2"},
+            vjp=(lambda g, ans, x, y: _xlog1py_dx(g, x, y), lambda g, ans, x, y: g * x / (y + 1)),
+            jvp=(lambda t, ans, x, y: _xlog1py_dx(t, x, y), lambda t, ans, x, y: t * x / (y + 1)))

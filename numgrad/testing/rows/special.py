@@ -9,7 +9,7 @@ import numgrad
 from ..dtypes import FLOAT_DTYPES, NO_BOOL
 from ..opinfo import OpInfo
 from ..references import (_float_out, _np_digamma, _np_erfinv, _np_float_power, _np_heaviside, _np_i0, _np_i1,
-                          _np_lgamma, _np_logit, _np_polygamma, _np_signbit)
+                          _np_lgamma, _np_logit, _np_polygamma, _np_signbit, _np_xlog1py)
 from ..samplers import _sample_heaviside, _sample_polygamma, _sample_specials, sample_binary, sample_unary
 from .builders import _TENSORS_ONLY, _binary, _unary, _unary_float
 
@@ -25,6 +25,8 @@ ROWS = [
            _sample_polygamma, torch_name=None),
     _unary_float("i0", _np_i0),
     OpInfo("special_i1", numgrad.special.i1, _np_i1, sample_unary, method=None, inplace=None, torch_name=None),
+    OpInfo("special_xlog1py", numgrad.special.xlog1py, _float_out(_np_xlog1py),
+           partial(sample_binary, domains=((None, None), (-0.9, 5))), method=None, inplace=None, torch_name=None),
     _unary_float("sinc", np.sinc),
     _unary_float("deg2rad", np.deg2rad),
     _unary_float("rad2deg", np.rad2deg),
