@@ -196,3 +196,24 @@ def test_grad_scaler_on_the_cpu_with_autocast_matches_torch():
         results[lib] = trace, model.weight.detach().double().numpy()
     np.testing.assert_allclose(np.array(results[numgrad][0]), np.array(results[torch][0]), rtol=1e-6)
     np.testing.assert_allclose(results[numgrad][1], results[torch][1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
+def test_recurrent_layers_in_autocast_match_torch(name):
+    """PyTorch runs its CPU LSTM (oneDNN's layer) and RNN cells in bfloat16 under autocast and
+    its GRU in the input's dtype; numgrad's layers do the same."""
+    results = {}
+    for lib in (torch, numgrad):
+        lib.manual_seed(0)
+        layer = getattr(lib.nn, name)(8, 16, batch_first=True, num_layers=2)
+        x = lib.tensor(np.linspace(-1, 1, 80, dtype=np.float32).reshape(2, 5, 8)).requires_grad_()
+        with lib.autocast("cpu"):
+            out, state = layer(x)
+        weights = lib.linspace(-1, 1, out.numel(), dtype=lib.float64).reshape(out.shape)
+        (out.double() * weights).sum().backward()
+        h = state[0] if isinstance(state, tuple) else state
+        results[lib] = ([str(t.dtype).split(".")[1] for t in (out, h, x.grad, layer.weight_ih_l0.grad)],
+                        [t.detach().double().numpy() for t in (out, x.grad, layer.weight_ih_l0.grad)])
+    assert results[numgrad][0] == results[torch][0]
+    for n, t in zip(results[numgrad][1], results[torch][1]):
+        np.testing.assert_allclose(n, t, rtol=0, atol=2e-2 * np.abs(t).max())

@@ -94,8 +94,8 @@ class autocast:
 
     Context manager and decorator for regions run in mixed precision. On ``'cpu'`` the ops
     PyTorch lists as lower-precision (``linear``, ``matmul`` and the other products,
-    convolutions, ``prelu``, ``scaled_dot_product_attention``) cast their float32 arguments to
-    ``dtype`` (bfloat16 by default, or float16), and its float32 ops (losses, ``prod``,
+    convolutions, ``prelu``, ``scaled_dot_product_attention``, the LSTM and RNN layers) cast
+    their float32 arguments to ``dtype`` (bfloat16 by default, or float16), and its float32 ops (losses, ``prod``,
     ``cdist``, ``trace``, quantiles, decompositions, 3-D pooling, ``grid_sample``) cast 16-bit
     arguments to float32. Backward runs in the dtypes of the forward. Enabled on ``'cuda'``
     without a GPU it warns and disables itself, as PyTorch does.

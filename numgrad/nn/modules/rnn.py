@@ -15,7 +15,7 @@ import numbers
 import warnings
 
 from ... import creation
-from ...autograd import grad_mode, tape
+from ...autograd import autocast_state, grad_mode, tape
 from ...autograd.engine import grad as _grad
 from ...batched import intercept
 from ...ops import recurrent as _R
@@ -338,6 +338,14 @@ class RNNBase(Module):
         """One direction of one layer over the flat ``data`` whose step ``t`` is
         ``batch_sizes[t]`` rows: its (N, hidden) output (or, when the kernels run it, of shape
         ``steps_batch + (hidden,)``) and final states."""
+        if autocast_state.regions[0] and self.mode != "GRU":
+            # Under autocast PyTorch runs its CPU LSTM (oneDNN's layer) and RNN cells in the lower
+            # precision (both are on its list); its GRU keeps the input's dtype.
+            return autocast_state.run("lower", self._run_direction,
+                                      (data, batch_sizes, initial, weights, reverse, steps_batch), {})
+        return self._run_direction(data, batch_sizes, initial, weights, reverse, steps_batch)
+
+    def _run_direction(self, data, batch_sizes, initial, weights, reverse, steps_batch):
         w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(weights)
         gru = self.mode == "GRU"
         if b_ih is not None and not gru:
