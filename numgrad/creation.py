@@ -343,7 +343,7 @@ def _scalar_to(value, d: dtypes.dtype):
     else:
         v = src = np.float64(value)
     if d.is_floating_point:
-        if math.isfinite(v) and abs(v) > dtypes.finfo(d).max:
+        if math.isfinite(v) and abs(v) > dtypes.FLOAT_MAX[d]:
             raise dtypes.overflow_error(d)
         # A 16-bit float is made from a float, so a double or an integer is rounded twice.
         return src.astype(np.float32).astype(d.numpy) if d in dtypes.NARROW_FLOATING else src.astype(d.numpy)

@@ -85,6 +85,8 @@ FLOATING = (float16, bfloat16, float32, float64)
 # The 16-bit floating types: storage formats, widened to float32 for arithmetic on the CPU.
 NARROW_FLOATING = (float16, bfloat16)
 NARROW_NUMPY = frozenset(d.numpy for d in NARROW_FLOATING)
+# The largest finite number of each floating type (``finfo(d).max``, read once).
+FLOAT_MAX = {d: _py_float(ml_dtypes.finfo(d.numpy).max) for d in FLOATING}
 _BY_NUMPY = {d.numpy: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
 
@@ -188,7 +190,7 @@ def check_fill_value(value, d: dtype) -> None:
         except OverflowError:
             v = np.inf
             fits = False
-        fits = fits and not (np.isfinite(v) and abs(v) > _py_float(ml_dtypes.finfo(d.numpy).max))
+        fits = fits and not (np.isfinite(v) and abs(v) > FLOAT_MAX[d])
     else:
         info = np.iinfo(d.numpy)
         # uint8 also takes negatives down to -255, which wrap, as PyTorch allows.

@@ -388,8 +388,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
         check_out(out, input.shape, input.dtype, "nan_to_num")
         out.copy_(input)
         return out
-    info = dtypes.finfo(input.dtype)
-    big = float(info.max)
+    big = dtypes.FLOAT_MAX[input.dtype]
     values = [big if posinf is None else posinf, -big if neginf is None else neginf, nan]
     # Replacements beyond the dtype's range round to infinity, as a cast would, without its warning.
     values = [float(v) if v != v or -big <= v <= big else math.copysign(math.inf, v) for v in values]

@@ -46,12 +46,11 @@ def _check_inplace(t: Tensor):
 
 
 def _float_buffer(d: dtypes.dtype):
-    """(buffer dtype, random mantissa bits) for a floating dtype; 16-bit floats go through float32."""
+    """(buffer dtype, random mantissa bits) for a floating dtype; 16-bit floats draw as float32
+    does, into a float32 buffer, then round."""
     if d is dtypes.float64:
         return np.dtype(np.float64), 53
-    if d is dtypes.float32:
-        return np.dtype(np.float32), 24
-    return np.dtype(np.float32), 11 if d is dtypes.float16 else 8
+    return np.dtype(np.float32), 24
 
 
 def uniform_(input: Tensor, from_: float = 0.0, to: float = 1.0, *, generator=None, **kwargs) -> Tensor:
@@ -87,13 +86,11 @@ def normal_(input: Tensor, mean: float = 0.0, std: float = 1.0, *, generator=Non
     gen = generator_or_default(generator)
     buf, bits = _float_buffer(input.dtype)
     if input.numel() >= 16 and input.is_contiguous():
-        # Dense tensors take blocks of 16, with mean and std in the tensor's own precision
-        # (16-bit floats: from 24-bit uniforms, rounded from float32).
-        narrow = input.dtype in dtypes.NARROW_FLOATING
+        # Dense tensors take blocks of 16, with mean and std in the buffer's precision.
         mean, std = float(buf.type(mean)), float(buf.type(std))
         fused = buf == np.float64 and (mean != 0 or std != 1)
-        return draw_into(input, buf, mt19937.normal_blocks, gen._state, 24 if narrow else bits, mean, std, fused,
-                         narrow)
+        return draw_into(input, buf, mt19937.normal_blocks, gen._state, bits, mean, std, fused,
+                         input.dtype in dtypes.NARROW_FLOATING)
     return draw_into(input, buf, mt19937.normal_pairs, gen._state, gen._normal, float(mean), float(std))
 
 

@@ -124,8 +124,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
         # As PyTorch's on the CPU: 16-bit floats attend in float32, rounded once at the end.
         wide = [None if x is None else x.float() if x.dtype is query.dtype else x
                 for x in (query, key, value, attn_mask)]
-        return scaled_dot_product_attention(*wide, dropout_p=dropout_p, is_causal=is_causal, scale=scale,
-                                            enable_gqa=enable_gqa).to(query.dtype)
+        return _attend(*wide, dropout_p, is_causal, scale, enable_gqa).to(query.dtype)
+    return _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
     if enable_gqa and query.ndim >= 3:
