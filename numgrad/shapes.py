@@ -84,12 +84,15 @@ def parse_size(args: Sequence, name: str = "size", keyword=None) -> tuple:
 
 
 def contiguous_strides(shape) -> tuple:
-    strides = []
+    n = len(shape)
+    if n <= 2:  # most results: without a loop (a size of 0 strides as 1)
+        return (shape[1] or 1, 1) if n == 2 else (1,) * n
+    strides = [1] * n
     acc = 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
+    for i in range(n - 1, 0, -1):
+        acc *= shape[i] or 1
+        strides[i - 1] = acc
+    return tuple(strides)
 
 
 def is_contiguous(shape, strides) -> bool:

@@ -131,6 +131,10 @@ class Tensor:
     def _np_view(self) -> np.ndarray:
         """A NumPy array aliasing this tensor's memory (CPU only)."""
         data = self._storage.data
+        shape = self._shape
+        if self._strides == shapes.contiguous_strides(shape) and 0 not in shape:
+            # A slice reshaped: a third of the cost of NumPy's general constructor below.
+            return data[self._offset:self._offset + shapes.prod(shape)].reshape(shape)
         item = data.itemsize
         # An empty view may start past its storage's end (a split's empty last piece), as in PyTorch.
         offset = self._offset * item if 0 not in self._shape else 0

@@ -73,6 +73,29 @@ def test_noncontiguous_weight_indices_and_weights():
     np.testing.assert_allclose(out.numpy(), want.numpy(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("width", [1, 7, 8, 15, 16, 17, 31, 33, 48, 63, 64, 65, 100, 129, 200])
+def test_sums_are_torchs_bit_for_bit_at_every_width(width, dtype):
+    # The sums run in passes of whole vectors and one masked pass for the last columns: widths
+    # on both sides of each boundary, rows taken from a wider table (rows further apart than
+    # their width) and the table's last row, whose masked load ends at the end of the table.
+    rng = np.random.default_rng(width)
+    table = rng.standard_normal((50, width + 3)).astype(dtype)
+    indices = np.append(rng.integers(0, 50, 300), [49, 49])
+    offsets = np.array([0, 1, 1, 40, 120, 290])
+    psw = rng.standard_normal(indices.shape[0]).astype(dtype)
+    w, tw = numgrad.tensor(table)[:, :width], torch.tensor(table)[:, :width]
+    for kwargs in (dict(mode="sum"), dict(mode="mean", padding_idx=49), dict(mode="sum", padding_idx=3)):
+        out = F.embedding_bag(numgrad.tensor(indices), w, numgrad.tensor(offsets), **kwargs)
+        want = TF.embedding_bag(torch.tensor(indices), tw, torch.tensor(offsets), **kwargs)
+        np.testing.assert_array_equal(out.numpy(), want.numpy())
+    out = F.embedding_bag(numgrad.tensor(indices), w, numgrad.tensor(offsets), mode="sum",
+                          per_sample_weights=numgrad.tensor(psw))
+    want = TF.embedding_bag(torch.tensor(indices), tw, torch.tensor(offsets), mode="sum",
+                            per_sample_weights=torch.tensor(psw))
+    np.testing.assert_allclose(out.numpy(), want.numpy(), **TOL[dtype])
+
+
 @pytest.mark.parametrize("kwargs", [dict(mode="mean"), dict(mode="sum", padding_idx=2), dict(mode="max"),
                                     dict(mode="sum", psw=True), dict(mode="mean", padding_idx=5)])
 def test_gradcheck_gradgradcheck_and_forward_mode(kwargs):

@@ -24,9 +24,13 @@ def _differentiated() -> bool:
     return is_grad_enabled() or tape._dual_levels[0]
 
 
+# The rows that won, for the sum and the mean, which have none: never written, so one serves all.
+_NO_ARGMAX = np.empty((0, 0), dtype=np.int64)
+
+
 def _prepare_bag(weight, *psw, indices, offsets, mode, padding_idx, divisor):
-    shape = (offsets.shape[0] - 1, weight.shape[1])
-    argmax = np.empty(shape if mode == _MAX else (0, 0), dtype=np.int64)
+    shape = (offsets.shape[0] - 1, weight._shape[1])
+    argmax = np.empty(shape, dtype=np.int64) if mode == _MAX else _NO_ARGMAX
     return Call(shape, weight.dtype, {"indices": indices, "offsets": offsets, "mode": mode,
                                       "padding_idx": padding_idx, "argmax": argmax, "divisor": divisor})
 
@@ -171,7 +175,7 @@ def embedding_bag_op(weight, indices, offsets, per_sample_weights, mode: str, pa
                            "for embedding_bag)")
     idx = _host_ints(indices)
     offs = _host_ints(offsets)
-    num_weights = weight.shape[0]
+    num_weights = weight._shape[0]
     bounds, problem, position = bag_bounds(idx, offs, num_weights, include_last_offset)
     if problem:
         raise _bag_error(problem, position, idx, offs, num_weights)

@@ -21,7 +21,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from .. import dtypes
+from .. import dtypes, shapes
 from ..autograd import profiler
 from ..autograd import tape
 from ..devices import CPU
@@ -106,5 +106,6 @@ def _widened(dtype, device):
 def _array(x):
     """The elements of tensor ``x`` as one C-contiguous array of its shape (NumPy on the CPU, a
     device array on CUDA), copied only when ``x`` is not contiguous."""
-    x = x.contiguous()
-    return x._storage.data[x._offset:x._offset + x.numel()].reshape(x._shape)
+    if x._strides != shapes.contiguous_strides(x._shape):
+        x = x.contiguous()
+    return x._storage.data[x._offset:x._offset + shapes.prod(x._shape)].reshape(x._shape)

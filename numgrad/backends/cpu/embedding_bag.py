@@ -10,46 +10,14 @@ scatters into shared rows and runs on one thread.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit, prange
 
+from .gathered_rows import PREFETCH_DISTANCE, prefetch_row, sum_rows
 from .parallel import parallel_njit, use_parallel
 
 PARALLEL_THRESHOLD = 1 << 16
-# How many positions ahead of the one being added the forward asks the cache for a row.
-PREFETCH_DISTANCE = 16
-_CACHE_LINE = 64
 # The modes as numbered by the ops layer: 0 sum, 1 mean, 2 max.
 MEAN, MAX = 1, 2
-
-
-@intrinsic
-def _prefetch_row(typingctx, table, r):
-    """Hints the CPU to bring row ``r`` of the 2-D ``table`` into its caches (LLVM's prefetch, one
-    per cache line of a contiguous row): the rows a bag reads lie anywhere in the table, and a
-    read that waits on memory for each row leaves the adds idle."""
-    if not (isinstance(table, types.Array) and table.ndim == 2 and isinstance(r, types.Integer)):
-        return None
-
-    def codegen(context, builder, signature, args):
-        array = context.make_array(table)(context, builder, args[0])
-        width = cgutils.unpack_tuple(builder, array.shape, 2)[1]
-        row_stride = cgutils.unpack_tuple(builder, array.strides, 2)[0]
-        row = context.cast(builder, args[1], r, types.intp)
-        data = builder.bitcast(array.data, cgutils.voidptr_t)
-        start = builder.gep(data, [builder.mul(row, row_stride)])
-        itemsize = context.get_abi_sizeof(context.get_data_type(table.dtype))
-        nbytes = builder.mul(width, width.type(itemsize))
-        i32 = ir.IntType(32)
-        prefetch = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]), "llvm.prefetch.p0i8")
-        with cgutils.for_range_slice(builder, width.type(0), nbytes, width.type(_CACHE_LINE)) as (offset, _):
-            # A read (0), to be kept in all cache levels (3), of data (1).
-            builder.call(prefetch, [builder.gep(start, [offset]), i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-    return types.none(table, r), codegen
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -61,67 +29,27 @@ def _bag_count(indices, start, end, padding_idx):
     return count
 
 
-# Each bag loop is written out whole, with the bag accumulating in a buffer of its own: the
-# compiler then knows the buffer aliases no operand, and the loops over a row vectorize (a helper
-# taking the buffer as an argument, or prefetching through a call, runs at half the speed). Rows
-# are copied out element by element: a slice assignment costs more than the copy itself.
 @njit(cache=True, error_model="numpy", nogil=True)
-def _sum_bags(out, weight, indices, offsets, mean, padding_idx, first, stop):
-    """Bags ``first`` to ``stop`` of ``out`` = the sums of their rows in order (divided by how
-    many when ``mean``), the rows added two at a time: half the passes over the buffer."""
-    D, n = out.shape[1], indices.shape[0]
-    acc = np.empty(D, dtype=out.dtype)
+def _sum_bags(out, weight, indices, offsets, psw, mean, padding_idx, first, stop):
+    """Bags ``first`` to ``stop`` of ``out`` = the sums of their rows in order, each scaled by
+    ``psw`` when it has entries, divided by how many when ``mean``."""
     for b in range(first, stop):
-        acc[:] = 0
-        count = 0
-        pending = -1
-        for i in range(offsets[b], offsets[b + 1]):
-            if i + PREFETCH_DISTANCE < n:
-                _prefetch_row(weight, indices[i + PREFETCH_DISTANCE])
-            r = indices[i]
-            if r == padding_idx:
-                continue
-            count += 1
-            if pending < 0:
-                pending = r
-                continue
-            row, other = weight[pending], weight[r]
-            for d in range(D):
-                acc[d] = acc[d] + row[d] + other[d]
-            pending = -1
-        if pending >= 0:
-            row = weight[pending]
-            for d in range(D):
-                acc[d] += row[d]
-        if mean and count > 1:
-            # In the table's type: for float32, the same quotient as in float64, rounded once.
-            divisor = out.dtype.type(count)
-            for d in range(D):
-                acc[d] /= divisor
-        for d in range(D):
-            out[b, d] = acc[d]
+        start, end = offsets[b], offsets[b + 1]
+        if psw.shape[0]:
+            sum_rows(out[b], weight, indices, start, end, padding_idx, psw)
+        else:
+            sum_rows(out[b], weight, indices, start, end, padding_idx, None)
+        if mean:
+            count = _bag_count(indices, start, end, padding_idx)
+            if count > 1:
+                # In the table's type: for float32, the same quotient as in float64, rounded once.
+                divisor = out.dtype.type(count)
+                for d in range(out.shape[1]):
+                    out[b, d] /= divisor
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
-def _weighted_sum_bags(out, weight, indices, offsets, psw, padding_idx, first, stop):
-    """Bags ``first`` to ``stop`` of ``out`` = the sums of their rows scaled by ``psw``."""
-    D, n = out.shape[1], indices.shape[0]
-    acc = np.empty(D, dtype=out.dtype)
-    for b in range(first, stop):
-        acc[:] = 0
-        for i in range(offsets[b], offsets[b + 1]):
-            if i + PREFETCH_DISTANCE < n:
-                _prefetch_row(weight, indices[i + PREFETCH_DISTANCE])
-            r = indices[i]
-            if r == padding_idx:
-                continue
-            row, c = weight[r], psw[i]
-            for d in range(D):
-                acc[d] += c * row[d]
-        for d in range(D):
-            out[b, d] = acc[d]
-
-
+# The maxima build in buffers of their own: the compiler then knows they alias no operand, and
+# the loop over a row vectorizes.
 @njit(cache=True, error_model="numpy", nogil=True)
 def _max_bags(out, weight, indices, offsets, padding_idx, argmax, first, stop):
     """Bags ``first`` to ``stop`` of ``out`` = the elementwise maxima of their rows, ``argmax``
@@ -135,7 +63,7 @@ def _max_bags(out, weight, indices, offsets, padding_idx, argmax, first, stop):
         count = 0
         for i in range(offsets[b], offsets[b + 1]):
             if i + PREFETCH_DISTANCE < n:
-                _prefetch_row(weight, indices[i + PREFETCH_DISTANCE])
+                prefetch_row(weight, indices[i + PREFETCH_DISTANCE])
             r = indices[i]
             if r == padding_idx:
                 continue
@@ -154,10 +82,8 @@ def _max_bags(out, weight, indices, offsets, padding_idx, argmax, first, stop):
 def _reduce_bags(out, weight, indices, offsets, psw, mode, padding_idx, argmax, first, stop):
     if mode == MAX:
         _max_bags(out, weight, indices, offsets, padding_idx, argmax, first, stop)
-    elif psw.shape[0]:
-        _weighted_sum_bags(out, weight, indices, offsets, psw, padding_idx, first, stop)
     else:
-        _sum_bags(out, weight, indices, offsets, mode == MEAN, padding_idx, first, stop)
+        _sum_bags(out, weight, indices, offsets, psw, mode == MEAN, padding_idx, first, stop)
 
 
 # Bags per task of the parallel form: enough that a task's setup is noise.
@@ -238,20 +164,22 @@ def bag_bounds(indices, offsets, num_weights, include_last_offset):
     one offset or none makes no bag."""
     n, k = indices.shape[0], offsets.shape[0]
     problem, position = 0, 0
+    # Counted, without an exit from the loops, so that they vectorize; an index is outside
+    # [0, num_weights) when, read as unsigned, it is at least num_weights.
+    decreasing = 0
+    for b in range(1, k):
+        decreasing += offsets[b] < offsets[b - 1]
+    limit = np.uint64(num_weights)
+    outside = 0
+    for i in range(n):
+        outside += np.uint64(indices[i]) >= limit
     if k and offsets[0] != 0:
         problem = FIRST_OFFSET
     elif k and offsets[k - 1] > n:
         problem = LAST_OFFSET
-    else:
-        for b in range(1, k):
-            if offsets[b] < offsets[b - 1]:
-                problem = DECREASING
-                break
-    # Counted first, without an exit from the loop, so that the loop vectorizes.
-    outside = 0
-    for i in range(n):
-        outside += (indices[i] < 0) | (indices[i] >= num_weights)
-    if problem == 0 and outside:
+    elif decreasing:
+        problem = DECREASING
+    elif outside:
         for i in range(n):
             if indices[i] < 0 or indices[i] >= num_weights:
                 problem, position = INDEX, i
@@ -274,6 +202,8 @@ def embedding_bag(out, weight, psw=None, *, indices, offsets, mode, padding_idx,
     """``out`` (B, D) = the reduction of each bag's rows of ``weight`` (N, D); for ``MAX`` the
     winning rows go to ``argmax`` (B, D), -1 for an empty bag."""
     psw = _no_weights(weight.dtype) if psw is None else psw
+    if weight.strides[1] != weight.itemsize:
+        weight = np.ascontiguousarray(weight)  # the sums load a row's columns as vectors
     parallel = out.shape[0] > 1 and use_parallel(indices.shape[0] * out.shape[1], PARALLEL_THRESHOLD)
     if parallel:
         _reduce_bags_par(out, weight, indices, offsets, psw, mode, padding_idx, argmax)
