@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes
-from .backends.cpu.memory import host_buffer, out_of_memory
+from .backends.cpu.memory import host_buffer
 from .backends import require_cuda
 from .devices import CPU
 
@@ -50,11 +50,8 @@ class UntypedStorage:
     @classmethod
     def empty(cls, numel: int, dtype: dtypes.dtype, device=CPU) -> "UntypedStorage":
         _check_nbytes(numel, dtype)
-        if device.type == "cpu":  # every result's allocation: NumPy's directly, without a helper call
-            try:
-                return cls(np.empty(numel, dtype=dtype.numpy), device)
-            except MemoryError:
-                raise out_of_memory(numel * dtype.itemsize) from None
+        if device.type == "cpu":
+            return cls(host_buffer(np.empty, numel, dtype.numpy), device)
         cuda = require_cuda()
         return cls(cuda.empty(numel, dtype.numpy, device), device)
 

@@ -44,18 +44,11 @@ def _row_bytes(context, builder, table_type, table_value):
 
 
 def _reader(context, builder, array_type, array_value, as_type):
-    """``(read, length)`` of a 1-D array: ``read(i)`` its element ``i`` cast to ``as_type``."""
+    """``(read, length)`` of a contiguous 1-D array: ``read(i)`` its element ``i`` cast to ``as_type``."""
     array = context.make_array(array_type)(context, builder, array_value)
-    stride = cgutils.unpack_tuple(builder, array.strides, 1)[0]
-    data = builder.bitcast(array.data, cgutils.voidptr_t)
-    element = context.get_data_type(array_type.dtype).as_pointer()
 
     def read(i):
-        if array_type.layout == "C":  # an element index, without a multiplication per read
-            address = builder.gep(array.data, [i])
-        else:
-            address = builder.bitcast(builder.gep(data, [builder.mul(i, stride)]), element)
-        return context.cast(builder, builder.load(address), array_type.dtype, as_type)
+        return context.cast(builder, builder.load(builder.gep(array.data, [i])), array_type.dtype, as_type)
     return read, cgutils.unpack_tuple(builder, array.shape, 1)[0]
 
 
@@ -88,15 +81,18 @@ def prefetch_row(typingctx, table, r):
 def sum_rows(typingctx, dest, table, rows, start, stop, skip, scales):
     """``dest`` = the sum, in order, of the rows ``rows[start:stop]`` of ``table`` other than
     those numbered ``skip``, each times ``scales`` at its position unless ``scales`` is None.
-    ``dest`` (contiguous) and ``table`` are float32 or float64 alike, the table's columns are
-    contiguous, and every row number is a row of the table: nothing here checks them."""
+    ``dest`` and ``table`` are float32 or float64 alike; ``dest``, ``rows``, ``scales`` and the
+    table's columns are contiguous, and every row number is a row of the table: nothing here
+    checks the numbers."""
     floats = (types.float32, types.float64)
     if not (isinstance(table, types.Array) and table.ndim == 2 and table.dtype in floats
             and isinstance(dest, types.Array) and dest.ndim == 1 and dest.layout == "C"
             and dest.dtype == table.dtype
-            and isinstance(rows, types.Array) and rows.ndim == 1 and isinstance(rows.dtype, types.Integer)
+            and isinstance(rows, types.Array) and rows.ndim == 1 and rows.layout == "C"
+            and isinstance(rows.dtype, types.Integer)
             and (isinstance(scales, types.NoneType)
-                 or isinstance(scales, types.Array) and scales.ndim == 1 and scales.dtype == table.dtype)):
+                 or isinstance(scales, types.Array) and scales.ndim == 1 and scales.layout == "C"
+                 and scales.dtype == table.dtype)):
         return None
 
     def codegen(context, builder, signature, args):
